@@ -1,0 +1,2 @@
+/** The Relay benchmark harness. */
+package dev.relay.bench;

@@ -1,0 +1,2 @@
+/** The Relay client library, pull workers and the admin CLI. */
+package dev.relay.client;

@@ -1,0 +1,2 @@
+/** The Relay daemon: network front end, durable store and metrics. */
+package dev.relay.server;
