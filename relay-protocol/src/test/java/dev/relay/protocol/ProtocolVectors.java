@@ -26,7 +26,7 @@ import java.util.Map;
  */
 final class ProtocolVectors {
   /** Vectors are for reading; a megabyte of hex is not. */
-  private static final int VECTOR_BYTES_MAX = 4096;
+  private static final int VECTOR_BYTES_MAX = 8192;
 
   private ProtocolVectors() {}
 
