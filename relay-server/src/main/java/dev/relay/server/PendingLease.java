@@ -71,6 +71,7 @@ final class PendingLease implements LongPolls.Waiter {
   private void ask() {
     state = State.ASKING;
     watch.capture();
+    server.counters().leaseStoreCall();
     server
         .store()
         .lease(request)

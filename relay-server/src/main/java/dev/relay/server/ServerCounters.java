@@ -14,6 +14,7 @@ final class ServerCounters {
   private final AtomicInteger connections = new AtomicInteger();
   private final AtomicInteger inFlight = new AtomicInteger();
   private final LongAdder connectionsAccepted = new LongAdder();
+  private final LongAdder leaseStoreCalls = new LongAdder();
   private final Map<ErrorCode, LongAdder> rejected = new EnumMap<>(ErrorCode.class);
 
   ServerCounters() {
@@ -38,6 +39,15 @@ final class ServerCounters {
 
   long connectionsAccepted() {
     return connectionsAccepted.sum();
+  }
+
+  /** One LEASE attempt sent to the store; a parked poll adds one per wake-up, never per tick. */
+  void leaseStoreCall() {
+    leaseStoreCalls.increment();
+  }
+
+  long leaseStoreCalls() {
+    return leaseStoreCalls.sum();
   }
 
   void requestStarted() {

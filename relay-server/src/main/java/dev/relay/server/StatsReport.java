@@ -63,6 +63,7 @@ final class StatsReport {
     counters.add(new Counter("connections", net.connections()));
     counters.add(new Counter("connections_accepted", net.connectionsAccepted()));
     counters.add(new Counter("parked_polls", server.longPolls().parked()));
+    counters.add(new Counter("lease_store_calls", net.leaseStoreCalls()));
     for (ErrorCode code : ErrorCode.values()) {
       if (code != ErrorCode.TIMED_OUT) {
         counters.add(new Counter(rejectedName(code), net.rejected(code)));
