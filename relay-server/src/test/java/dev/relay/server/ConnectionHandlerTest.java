@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.relay.protocol.Frame;
 import dev.relay.protocol.Hello;
 import dev.relay.protocol.ProtocolLimits;
-import dev.relay.protocol.Stats;
 import dev.relay.protocol.Welcome;
 import dev.relay.server.store.JobStore;
 import io.netty.buffer.Unpooled;
@@ -72,7 +71,8 @@ class ConnectionHandlerTest {
 
     channel.write(Unpooled.buffer(4096).writeZero(4096)); // pending, past the high water mark
     assertThat(channel.isWritable()).isFalse();
-    channel.writeInbound(new Frame(2, new Stats()));
+    // The end of a socket read is where the handler asks for more; unwritable, it must not.
+    channel.pipeline().fireChannelReadComplete();
     assertThat(reads.count).as("no read while unwritable").isEqualTo(afterHello);
 
     channel.flush(); // the peer caught up: under the low water mark again
