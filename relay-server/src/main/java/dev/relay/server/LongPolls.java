@@ -1,8 +1,9 @@
 package dev.relay.server;
 
+import dev.relay.server.store.AvailabilityListener;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -18,10 +19,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * sequence and asks again. Entries exist only while some LEASE watches the queue, so random queue
  * names cannot grow the map beyond the in-flight requests.
  *
- * <p>Thread safety: {@link #wake} runs on the store's writer thread, everything else on event
- * loops; the maps are concurrent and each poll reacts on its own event loop.
+ * <p>Thread safety: {@link #available} and {@link #scheduled} run on the store's writer thread,
+ * everything else on event loops; the maps are concurrent and each poll reacts on its own event
+ * loop.
  */
-final class LongPolls {
+final class LongPolls implements AvailabilityListener {
   /** A parked LEASE, woken when one of its queues may have a job. */
   interface Waiter {
     /** Called from any thread; the waiter hops to its event loop itself. */
@@ -135,8 +137,9 @@ final class LongPolls {
     return byQueue.size();
   }
 
-  /** The store's availability listener: jobs may be available now in {@code queues}. */
-  void wake(Collection<String> queues) {
+  /** Jobs may be available now in {@code queues}. */
+  @Override
+  public void available(Set<String> queues) {
     for (String queue : queues) {
       Watched w = byQueue.get(queue);
       if (w == null) {
@@ -150,11 +153,15 @@ final class LongPolls {
   }
 
   /**
-   * A job of {@code queue} was committed to become available at {@code epochMillis}; parked polls
-   * move their due-time wake-up earlier if needed. The store reports only jobs available now, so
-   * the server calls this itself after a delayed enqueue.
+   * Jobs were committed to become available later (a delayed enqueue, a nack or an expiry with
+   * backoff); parked polls move their due-time wake-up earlier if needed.
    */
-  void scheduled(String queue, long epochMillis) {
+  @Override
+  public void scheduled(Map<String, Long> earliestMillisByQueue) {
+    earliestMillisByQueue.forEach(this::scheduled);
+  }
+
+  private void scheduled(String queue, long epochMillis) {
     Watched w = byQueue.get(queue);
     if (w != null) {
       // A LEASE between its store call and parking has not seen this job's time: make it ask again.

@@ -77,7 +77,7 @@ public final class RelayServer implements AutoCloseable {
     JobStore store = JobStore.open(config.store(), clock);
     store.setCommitObserver(serverMetrics.commitObserver());
     ServerContext server = new ServerContext(config, store, clock);
-    store.setAvailabilityListener(server.longPolls()::wake);
+    store.setAvailabilityListener(server.longPolls());
     EventLoopGroup acceptors =
         new MultiThreadIoEventLoopGroup(
             1, new DefaultThreadFactory("relay-accept"), NioIoHandler.newFactory());

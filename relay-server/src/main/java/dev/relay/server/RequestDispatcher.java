@@ -112,13 +112,7 @@ final class RequestDispatcher {
       return CompletableFuture.completedFuture(invalid);
     }
     NewJob job = newJob(spec, now);
-    return answer(
-        server.store().enqueue(job),
-        r -> {
-          announceScheduled(job, now);
-          return new Enqueued(r.jobId(), r.created());
-        },
-        loop);
+    return answer(server.store().enqueue(job), r -> new Enqueued(r.jobId(), r.created()), loop);
   }
 
   private CompletableFuture<Response> enqueueBatch(List<JobSpec> specs, Executor loop) {
@@ -141,13 +135,11 @@ final class RequestDispatcher {
     }
     return answer(
         server.store().enqueueBatch(jobs),
-        results -> {
-          jobs.forEach(job -> announceScheduled(job, now));
-          return new EnqueuedBatch(
-              results.stream()
-                  .map(r -> new dev.relay.protocol.EnqueueResult(r.jobId(), r.created()))
-                  .toList());
-        },
+        results ->
+            new EnqueuedBatch(
+                results.stream()
+                    .map(r -> new dev.relay.protocol.EnqueueResult(r.jobId(), r.created()))
+                    .toList()),
         loop);
   }
 
@@ -196,13 +188,6 @@ final class RequestDispatcher {
         availableAt,
         spec.maxAttempts(),
         spec.idempotencyKey().orElse(null));
-  }
-
-  /** Tells parked long-polls about a job that becomes available later. */
-  private void announceScheduled(NewJob job, Instant now) {
-    if (job.availableAtOrNull() != null && job.availableAtOrNull().isAfter(now)) {
-      server.longPolls().scheduled(job.queue(), job.availableAtOrNull().toEpochMilli());
-    }
   }
 
   private CompletableFuture<Response> nack(Nack n, Executor loop) {

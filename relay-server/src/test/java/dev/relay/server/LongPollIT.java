@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.relay.protocol.Frame;
 import dev.relay.protocol.Lease;
 import dev.relay.protocol.Leased;
+import dev.relay.protocol.LeasedJob;
+import dev.relay.protocol.Nack;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -71,6 +73,25 @@ class LongPollIT {
       Frame answer = worker.receive();
       assertThat(answer.requestId()).isEqualTo(id);
       assertThat(((Leased) answer.message()).jobs()).hasSize(1);
+    }
+  }
+
+  @Test
+  void a_nack_whose_retry_comes_due_wakes_a_lease_parked_before_it() {
+    try (RelayServer server = TestServers.start(dir);
+        TestClient first = TestClient.open(server.localAddress());
+        TestClient second = TestClient.open(server.localAddress())) {
+      first.ask(enqueue("q", "retry me"));
+      LeasedJob job = ((Leased) first.ask(lease("q", 1, 0))).jobs().get(0);
+      int id = second.send(lease("q", 1, 20_000));
+      awaitParked(first, 1);
+      first.ask(new Nack(job.jobId(), job.token(), "failed", 300));
+      // The parked poll learns the retry's due time from the nack's commit, not from its wait.
+      Frame answer = second.receive();
+      assertThat(answer.requestId()).isEqualTo(id);
+      List<LeasedJob> jobs = ((Leased) answer.message()).jobs();
+      assertThat(jobs).extracting(LeasedJob::jobId).containsExactly(job.jobId());
+      assertThat(jobs.get(0).attempt()).isEqualTo(2);
     }
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -29,10 +30,10 @@ class LongPollsTest {
     LongPolls polls = new LongPolls(10);
     LongPolls.Watch watch = polls.watch(List.of("q"));
     watch.capture();
-    polls.wake(Set.of("q")); // the store reported a job after our empty lease, before parking
+    polls.available(Set.of("q")); // the store reported a job after our empty lease, before parking
     Recorder waiter = new Recorder();
     assertThat(watch.park(waiter)).isFalse();
-    polls.wake(Set.of("q"));
+    polls.available(Set.of("q"));
     assertThat(waiter.wakes).as("not left parked").isZero();
   }
 
@@ -43,9 +44,9 @@ class LongPollsTest {
     watch.capture();
     Recorder waiter = new Recorder();
     assertThat(watch.park(waiter)).isTrue();
-    polls.wake(Set.of("c"));
+    polls.available(Set.of("c"));
     assertThat(waiter.wakes).isZero();
-    polls.wake(Set.of("b"));
+    polls.available(Set.of("b"));
     assertThat(waiter.wakes).isEqualTo(1);
   }
 
@@ -58,7 +59,7 @@ class LongPollsTest {
     assertThat(parked.park(waiter)).isTrue();
     LongPolls.Watch asking = polls.watch(List.of("q"));
     asking.capture();
-    polls.scheduled("q", 1234);
+    polls.scheduled(Map.of("q", 1234L));
     assertThat(waiter.dueTimes).containsExactly(1234L);
     assertThat(asking.park(new Recorder())).isFalse();
   }

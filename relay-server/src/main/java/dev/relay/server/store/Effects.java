@@ -7,14 +7,15 @@ import java.util.Set;
 
 /**
  * What commands changed besides the database: per-queue state counts, queues with newly available
- * jobs, counter events. Collected per command and per batch, and published only after COMMIT, so
- * memory never shows a change that SQLite rolled back.
+ * or newly scheduled jobs, counter events. Collected per command and per batch, and published only
+ * after COMMIT, so memory never shows a change that SQLite rolled back.
  */
 final class Effects {
   private static final int STATES = JobState.values().length;
 
   final Map<String, long[]> stateDeltas = new HashMap<>();
   final Set<String> availableQueues = new HashSet<>();
+  final Map<String, Long> scheduledQueues = new HashMap<>();
   final long[] events = new long[StoreCounters.Event.values().length];
 
   void moved(String queue, JobState from, JobState to) {
@@ -41,6 +42,7 @@ final class Effects {
           }
         });
     availableQueues.addAll(other.availableQueues);
+    other.scheduledQueues.forEach((queue, at) -> scheduledQueues.merge(queue, at, Math::min));
     for (int i = 0; i < events.length; i++) {
       events[i] += other.events[i];
     }
@@ -49,6 +51,7 @@ final class Effects {
   void clear() {
     stateDeltas.clear();
     availableQueues.clear();
+    scheduledQueues.clear();
     java.util.Arrays.fill(events, 0);
   }
 }

@@ -84,9 +84,7 @@ final class EnqueueCommand implements WriteCommand<List<EnqueueResult>> {
     }
     context.moved(queue, null, JobState.READY);
     context.event(StoreCounters.Event.ENQUEUED);
-    if (availableAt <= now) {
-      context.available(queue);
-    }
+    context.availableAt(queue, availableAt);
     return new EnqueueResult(id, true);
   }
 

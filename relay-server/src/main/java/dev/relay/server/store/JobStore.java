@@ -13,7 +13,6 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -240,15 +239,15 @@ public final class JobStore implements AutoCloseable {
 
   /**
    * Called after each commit, on the writer thread, with the queues where a job became available
-   * now (enqueue due now, nack or expiry without delay, release, requeue, resume). Called once at
-   * registration, on the caller's thread, with every queue holding ready jobs, so jobs recovered at
-   * open are not missed. It must be quick and thread-safe.
+   * now or was scheduled for later (see {@link AvailabilityListener}). Called once at registration,
+   * on the caller's thread, with every queue holding ready jobs, so jobs recovered at open are not
+   * missed. It must be quick and thread-safe.
    */
-  public void setAvailabilityListener(Consumer<Set<String>> queuesWithReadyJobs) {
-    writer.setAvailabilityListener(queuesWithReadyJobs);
+  public void setAvailabilityListener(AvailabilityListener listener) {
+    writer.setAvailabilityListener(listener);
     Set<String> ready = parts.counts().queuesWith(JobState.READY);
     if (!ready.isEmpty()) {
-      queuesWithReadyJobs.accept(ready);
+      listener.available(ready);
     }
   }
 

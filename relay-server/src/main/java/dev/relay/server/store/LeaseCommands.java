@@ -99,8 +99,8 @@ final class LeaseCommands {
       context.event(StoreCounters.Event.NACKED);
       if (exhausted) {
         context.event(StoreCounters.Event.DEAD);
-      } else if (delay == 0) {
-        context.available(lease.queue());
+      } else {
+        context.availableAt(lease.queue(), now + delay);
       }
       return Outcome.OK;
     };

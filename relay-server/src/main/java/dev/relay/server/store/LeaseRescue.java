@@ -156,9 +156,7 @@ final class LeaseRescue {
       return JobState.DEAD;
     }
     context.moved(lease.queue(), JobState.LEASED, JobState.READY);
-    if (delayMillis == 0) {
-      context.available(lease.queue());
-    }
+    context.availableAt(lease.queue(), context.now() + delayMillis);
     return JobState.READY;
   }
 }

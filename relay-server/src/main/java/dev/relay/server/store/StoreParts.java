@@ -60,7 +60,8 @@ record StoreParts(
       ReadPool reads = new ReadPool(file, config.readThreads(), config.readQueueCapacity());
       RecoveryReport recovery =
           new RecoveryReport(versionFound, byState, leases.requeued(), leases.dead());
-      log.info(
+      // DEBUG: the server's one start summary reports the same figures at INFO.
+      log.debug(
           "opened {} (schema version {}, found {}): jobs {}; leases from before the restart: {}"
               + " ready again, {} dead",
           file,

@@ -92,6 +92,15 @@ final class WriteContext implements AutoCloseable {
     command.availableQueues.add(queue);
   }
 
+  /** A job of {@code queue} becomes leasable at {@code epochMillis}: tell the listener too. */
+  void availableAt(String queue, long epochMillis) {
+    if (epochMillis <= now()) {
+      available(queue);
+    } else {
+      command.scheduledQueues.merge(queue, epochMillis, Math::min);
+    }
+  }
+
   void event(StoreCounters.Event event) {
     command.events[event.ordinal()]++;
   }

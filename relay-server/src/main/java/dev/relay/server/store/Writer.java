@@ -3,13 +3,13 @@ package dev.relay.server.store;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sqlite.SQLiteErrorCode;
@@ -50,7 +50,7 @@ final class Writer {
   private final AtomicReference<Status> status = new AtomicReference<>(Status.RUNNING);
   private volatile Throwable brokenBy;
   private volatile CommitObserver observer = CommitObserver.NONE;
-  private volatile Consumer<Set<String>> availabilityListener = queues -> {};
+  private volatile AvailabilityListener availabilityListener = queues -> {};
   private volatile SQLiteErrorCode faultForNextBatch;
 
   Writer(WriteContext context, QueueCounts counts, StoreCounters counters) {
@@ -144,7 +144,7 @@ final class Writer {
     this.observer = observer;
   }
 
-  void setAvailabilityListener(Consumer<Set<String>> listener) {
+  void setAvailabilityListener(AvailabilityListener listener) {
     this.availabilityListener = listener;
   }
 
@@ -270,6 +270,7 @@ final class Writer {
     counters.add(effects.events);
     counters.committed(succeeded);
     Set<String> available = Set.copyOf(effects.availableQueues);
+    Map<String, Long> scheduled = Map.copyOf(effects.scheduledQueues);
     context.batchStarted();
     try {
       observer.committed(batch.size(), commitNanos);
@@ -278,12 +279,15 @@ final class Writer {
     }
     // The listener hears before the callers: a parked long-poll may be woken by the same commit
     // whose enqueue reply is about to go out, and tests can rely on the order.
-    if (!available.isEmpty()) {
-      try {
-        availabilityListener.accept(available);
-      } catch (RuntimeException e) {
-        log.warn("availability listener failed", e);
+    try {
+      if (!available.isEmpty()) {
+        availabilityListener.available(available);
       }
+      if (!scheduled.isEmpty()) {
+        availabilityListener.scheduled(scheduled);
+      }
+    } catch (RuntimeException e) {
+      log.warn("availability listener failed", e);
     }
     for (Task<?> task : batch) {
       task.complete();
