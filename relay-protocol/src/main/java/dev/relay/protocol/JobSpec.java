@@ -1,0 +1,71 @@
+package dev.relay.protocol;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What a producer asks to enqueue: queue, payload, priority class, schedule, attempt budget and an
+ * optional idempotency key.
+ *
+ * @param queue 1..{@link ProtocolLimits#QUEUE_NAME_BYTES_MAX} characters of {@code [A-Za-z0-9._-]}
+ * @param payload 0..{@link ProtocolLimits#PAYLOAD_BYTES_MAX} bytes
+ * @param priority 0 (most urgent) ..{@link ProtocolLimits#PRIORITY_MAX}
+ * @param scheduleKind how to read {@code scheduleValue}
+ * @param scheduleValue 0 for {@link ScheduleKind#NOW}; delay millis or run-at epoch millis, >= 0
+ * @param maxAttempts {@link #MAX_ATTEMPTS_SERVER_DEFAULT} or 1..{@link ProtocolLimits#ATTEMPTS_MAX}
+ * @param idempotencyKey 1..{@link ProtocolLimits#IDEMPOTENCY_KEY_BYTES_MAX} bytes when present
+ */
+public record JobSpec(
+    String queue,
+    Payload payload,
+    int priority,
+    ScheduleKind scheduleKind,
+    long scheduleValue,
+    int maxAttempts,
+    Optional<String> idempotencyKey) {
+
+  /** The {@code maxAttempts} value that asks for the server's configured default. */
+  public static final int MAX_ATTEMPTS_SERVER_DEFAULT = 0;
+
+  // queue, payload length, priority, schedule kind, schedule value, max attempts, key presence
+  private static final int FIXED_BYTES =
+      WireSize.string(0)
+          + WireSize.bytes(0)
+          + WireSize.U8
+          + WireSize.U8
+          + WireSize.I64
+          + WireSize.U16
+          + WireSize.U8;
+
+  public JobSpec {
+    Checks.queue("queue", queue);
+    Objects.requireNonNull(payload, "payload");
+    Checks.range("priority", priority, 0, ProtocolLimits.PRIORITY_MAX);
+    Objects.requireNonNull(scheduleKind, "scheduleKind");
+    if (scheduleKind == ScheduleKind.NOW) {
+      Checks.range("scheduleValue for NOW", scheduleValue, 0, 0);
+    } else {
+      Checks.range("scheduleValue", scheduleValue, 0, Long.MAX_VALUE);
+    }
+    if (maxAttempts != MAX_ATTEMPTS_SERVER_DEFAULT) {
+      Checks.range("maxAttempts", maxAttempts, 1, ProtocolLimits.ATTEMPTS_MAX);
+    }
+    Checks.optString("idempotencyKey", idempotencyKey, 1, ProtocolLimits.IDEMPOTENCY_KEY_BYTES_MAX);
+  }
+
+  /** Encoded size of this job spec in bytes, to budget an ENQUEUE_BATCH within a frame. */
+  public int encodedSize() {
+    return FIXED_BYTES
+        + queue.length()
+        + payload.size()
+        + idempotencyKey.map(k -> WireSize.string(WireSize.utf8(k))).orElse(0);
+  }
+
+  /** Encoded size of the largest job spec carrying {@code payloadBytes} of payload. */
+  public static int encodedSizeMax(int payloadBytes) {
+    return FIXED_BYTES
+        + ProtocolLimits.QUEUE_NAME_BYTES_MAX
+        + payloadBytes
+        + WireSize.string(ProtocolLimits.IDEMPOTENCY_KEY_BYTES_MAX);
+  }
+}

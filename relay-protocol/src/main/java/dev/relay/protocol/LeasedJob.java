@@ -1,0 +1,67 @@
+package dev.relay.protocol;
+
+import java.util.Objects;
+
+/**
+ * One job handed to a worker by LEASED, with the fencing token the worker must present to ACK,
+ * NACK, RELEASE or RENEW it.
+ *
+ * @param jobId the job, >= 1
+ * @param queue the queue it was leased from
+ * @param priority its priority class, 0..{@link ProtocolLimits#PRIORITY_MAX}
+ * @param attempt which attempt this lease is, counted from 1
+ * @param fencing the job's lease counter, >= 1, increasing with every lease of the job
+ * @param token the random token of this lease
+ * @param enqueuedAtMillis when the job was enqueued, epoch millis
+ * @param leaseExpiresAtMillis when this lease ends unless renewed, epoch millis
+ * @param payload the job's payload
+ */
+public record LeasedJob(
+    long jobId,
+    String queue,
+    int priority,
+    int attempt,
+    long fencing,
+    LeaseToken token,
+    long enqueuedAtMillis,
+    long leaseExpiresAtMillis,
+    Payload payload) {
+
+  // job id, queue length, priority, attempt, fencing, token, enqueued at, expires at, payload
+  // length
+  private static final int FIXED_BYTES =
+      WireSize.I64
+          + WireSize.string(0)
+          + WireSize.U8
+          + WireSize.U16
+          + WireSize.I64
+          + WireSize.TOKEN
+          + WireSize.I64
+          + WireSize.I64
+          + WireSize.bytes(0);
+
+  public LeasedJob {
+    Checks.jobId("jobId", jobId);
+    Checks.queue("queue", queue);
+    Checks.range("priority", priority, 0, ProtocolLimits.PRIORITY_MAX);
+    Checks.range("attempt", attempt, 1, ProtocolLimits.U16_MAX);
+    Checks.range("fencing", fencing, 1, Long.MAX_VALUE);
+    Objects.requireNonNull(token, "token");
+    Checks.range("enqueuedAtMillis", enqueuedAtMillis, 0, Long.MAX_VALUE);
+    Checks.range("leaseExpiresAtMillis", leaseExpiresAtMillis, 0, Long.MAX_VALUE);
+    Objects.requireNonNull(payload, "payload");
+  }
+
+  /** Encoded size of this job inside a LEASED body, in bytes. */
+  public int encodedSize() {
+    return encodedSize(queue.length(), payload.size());
+  }
+
+  /**
+   * Encoded size of a leased job from a queue named with {@code queueBytes} bytes carrying {@code
+   * payloadBytes}, so a server can budget a LEASED frame before it claims jobs.
+   */
+  public static int encodedSize(int queueBytes, int payloadBytes) {
+    return FIXED_BYTES + queueBytes + payloadBytes;
+  }
+}

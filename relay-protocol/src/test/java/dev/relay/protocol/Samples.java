@@ -1,0 +1,178 @@
+package dev.relay.protocol;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** Sample messages for tests: at least one of every type, with small and largest field values. */
+final class Samples {
+  static final LeaseToken TOKEN = LeaseToken.fromHex("00112233445566778899aabbccddeeff");
+  static final LeaseToken OTHER_TOKEN = LeaseToken.fromHex("ffeeddccbbaa99887766554433221100");
+
+  private Samples() {}
+
+  static JobSpec jobSpec() {
+    return new JobSpec(
+        "emails",
+        Payload.of("hello".getBytes(StandardCharsets.UTF_8)),
+        1,
+        ScheduleKind.DELAY,
+        30_000,
+        5,
+        Optional.of("order-42"));
+  }
+
+  static JobSpec minimalJobSpec() {
+    return new JobSpec("q", Payload.EMPTY, 0, ScheduleKind.NOW, 0, 0, Optional.empty());
+  }
+
+  static JobSpec largestJobSpec() {
+    return new JobSpec(
+        "Q".repeat(ProtocolLimits.QUEUE_NAME_BYTES_MAX),
+        Payload.of(new byte[ProtocolLimits.PAYLOAD_BYTES_MAX]),
+        ProtocolLimits.PRIORITY_MAX,
+        ScheduleKind.RUN_AT,
+        Long.MAX_VALUE,
+        ProtocolLimits.ATTEMPTS_MAX,
+        Optional.of("k".repeat(ProtocolLimits.IDEMPOTENCY_KEY_BYTES_MAX)));
+  }
+
+  static LeasedJob leasedJob() {
+    return new LeasedJob(
+        7,
+        "emails",
+        2,
+        1,
+        3,
+        TOKEN,
+        1_700_000_000_000L,
+        1_700_000_030_000L,
+        Payload.of(new byte[] {1, 2, 3}));
+  }
+
+  static JobInfo jobInfo() {
+    return new JobInfo(
+        9,
+        "emails",
+        JobState.DEAD,
+        3,
+        5,
+        5,
+        5,
+        2,
+        3,
+        1_700_000_000_000L,
+        1_700_000_060_000L,
+        JobInfo.TIME_NONE,
+        1_700_000_100_000L,
+        1024,
+        Optional.of("timeout talking to smtp"),
+        Optional.of("attempts exhausted"),
+        Optional.of("order-42"));
+  }
+
+  static JobInfo readyJobInfo() {
+    return new JobInfo(
+        10,
+        "q",
+        JobState.READY,
+        0,
+        0,
+        1,
+        0,
+        0,
+        0,
+        0,
+        0,
+        JobInfo.TIME_NONE,
+        JobInfo.TIME_NONE,
+        0,
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty());
+  }
+
+  static List<Request> requests() {
+    return List.of(
+        new Hello(ProtocolLimits.PROTOCOL_VERSION, "worker-1", Optional.of("s3cret")),
+        new Hello(ProtocolLimits.PROTOCOL_VERSION, "", Optional.empty()),
+        new Hello(65_535, "名前", Optional.empty()),
+        new Enqueue(jobSpec()),
+        new Enqueue(minimalJobSpec()),
+        new Enqueue(largestJobSpec()),
+        new EnqueueBatch(List.of(jobSpec(), minimalJobSpec())),
+        new Lease(List.of("emails", "reports"), 8, 30_000, 5_000),
+        new Lease(List.of("q"), 1, 1, 0),
+        new Ack(7, TOKEN),
+        new Nack(7, TOKEN, "boom: ü", Nack.RETRY_DELAY_SERVER_BACKOFF),
+        new Nack(Long.MAX_VALUE, OTHER_TOKEN, "", 0),
+        new Release(7, TOKEN),
+        new Renew(7, TOKEN, 60_000),
+        new Stats(),
+        new Inspect(9),
+        new DeadList(DeadList.ALL_QUEUES, 0, 100),
+        new DeadList("emails", 9, ProtocolLimits.DEAD_LIST_PAGE_MAX),
+        new DeadRequeue("emails", DeadRequeue.ALL_JOBS),
+        new DeadRequeue("emails", 9),
+        new Cancel(11),
+        new Pause("emails"),
+        new Resume("emails"),
+        new Backup("/var/backups/relay-2024.db"));
+  }
+
+  static List<Response> responses() {
+    return List.of(
+        new Ok(),
+        new Welcome(
+            ProtocolLimits.PROTOCOL_VERSION,
+            "relay 0.1.0",
+            ProtocolLimits.FRAME_BYTES_MAX,
+            ProtocolLimits.PAYLOAD_BYTES_MAX,
+            ProtocolLimits.JOBS_PER_LEASE_MAX,
+            ProtocolLimits.JOBS_PER_BATCH_MAX,
+            128,
+            1_000,
+            3_600_000,
+            60_000),
+        new Enqueued(42, true),
+        new Enqueued(42, false),
+        new EnqueuedBatch(List.of(new EnqueueResult(42, true), new EnqueueResult(43, false))),
+        new Leased(List.of()),
+        new Leased(List.of(leasedJob())),
+        new Renewed(1_700_000_090_000L),
+        new StatsResult(
+            List.of(
+                new QueueStats("emails", false, 10, 2, 3, 100, 1, 1_500),
+                new QueueStats("reports", true, 0, 0, 0, 0, 0, QueueStats.AGE_NONE)),
+            List.of(new Counter("enqueued", 113), new Counter("rejected.QUEUE_FULL", 0))),
+        new StatsResult(List.of(), List.of()),
+        jobInfo(),
+        readyJobInfo(),
+        new DeadJobs(List.of(jobInfo()), 9),
+        new DeadJobs(List.of(), DeadJobs.NO_MORE),
+        new Requeued(3),
+        new BackedUp(1_048_576),
+        ErrorResponse.of(ErrorCode.STALE_TOKEN, "job 7 was leased again"),
+        new ErrorResponse(ErrorCode.OVERLOADED, false, ""));
+  }
+
+  /** A frame for every sample message, each with a different request id. */
+  static List<Frame> frames() {
+    List<Frame> frames = new ArrayList<>();
+    int requestId = 1;
+    for (Request request : requests()) {
+      frames.add(new Frame(requestId++, request));
+    }
+    for (Response response : responses()) {
+      frames.add(new Frame(requestId++, response));
+    }
+    frames.add(new Frame(0, new Ok()));
+    frames.add(new Frame(-1, new Stats()));
+    return frames;
+  }
+
+  static Side receiverOf(Message message) {
+    return message instanceof Request ? Side.SERVER : Side.CLIENT;
+  }
+}
