@@ -2,6 +2,7 @@ package dev.relay.client.cli;
 
 import dev.relay.client.ClientOptions;
 import dev.relay.client.RelayClient;
+import dev.relay.client.RelayConnectionException;
 import dev.relay.client.RelayException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -98,6 +99,18 @@ public final class RelayCli implements Callable<Integer> {
     CommandLine cmd = new CommandLine(new RelayCli(stdin));
     cmd.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> fail(commandLine.getErr(), e));
+    cmd.setParameterExceptionHandler(
+        (e, args) -> {
+          PrintWriter err = e.getCommandLine().getErr();
+          err.println(
+              "relay: error: "
+                  + e.getMessage().replaceFirst("^Error: ", "")
+                  + " (see '"
+                  + e.getCommandLine().getCommandSpec().qualifiedName()
+                  + " --help')");
+          err.flush();
+          return ExitCodes.USAGE;
+        });
     return cmd;
   }
 
@@ -110,7 +123,10 @@ public final class RelayCli implements Callable<Integer> {
   private static int fail(PrintWriter err, Exception e) {
     int code;
     String message;
-    if (e instanceof RelayException relay) {
+    if (e instanceof RelayConnectionException connection) {
+      code = ExitCodes.UNAVAILABLE;
+      message = connection.getMessage();
+    } else if (e instanceof RelayException relay) {
       code = relay.retryable() ? ExitCodes.UNAVAILABLE : ExitCodes.REFUSED;
       message = relay.getMessage() + " (" + relay.code() + ")";
     } else if (e instanceof IllegalArgumentException || e instanceof UncheckedIOException) {
