@@ -93,7 +93,7 @@ public final class Worker {
 
   /** Jobs leased and not yet settled, which never exceeds the concurrency. */
   public int jobsInHand() {
-    return config.concurrency() - permits.availablePermits();
+    return inHand.size();
   }
 
   /**
