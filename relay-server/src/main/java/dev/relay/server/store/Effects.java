@@ -1,0 +1,54 @@
+package dev.relay.server.store;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What commands changed besides the database: per-queue state counts, queues with newly available
+ * jobs, counter events. Collected per command and per batch, and published only after COMMIT, so
+ * memory never shows a change that SQLite rolled back.
+ */
+final class Effects {
+  private static final int STATES = JobState.values().length;
+
+  final Map<String, long[]> stateDeltas = new HashMap<>();
+  final Set<String> availableQueues = new HashSet<>();
+  final long[] events = new long[StoreCounters.Event.values().length];
+
+  void moved(String queue, JobState from, JobState to) {
+    long[] deltas = stateDeltas.computeIfAbsent(queue, q -> new long[STATES]);
+    if (from != null) {
+      deltas[from.ordinal()]--;
+    }
+    if (to != null) {
+      deltas[to.ordinal()]++;
+    }
+  }
+
+  long delta(String queue, JobState state) {
+    long[] deltas = stateDeltas.get(queue);
+    return deltas == null ? 0 : deltas[state.ordinal()];
+  }
+
+  void addAll(Effects other) {
+    other.stateDeltas.forEach(
+        (queue, deltas) -> {
+          long[] mine = stateDeltas.computeIfAbsent(queue, q -> new long[STATES]);
+          for (int i = 0; i < STATES; i++) {
+            mine[i] += deltas[i];
+          }
+        });
+    availableQueues.addAll(other.availableQueues);
+    for (int i = 0; i < events.length; i++) {
+      events[i] += other.events[i];
+    }
+  }
+
+  void clear() {
+    stateDeltas.clear();
+    availableQueues.clear();
+    java.util.Arrays.fill(events, 0);
+  }
+}

@@ -1,0 +1,101 @@
+package dev.relay.server.store;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * Inserts one or more jobs atomically: if any job is refused (queue full), the command's savepoint
+ * is rolled back and none is kept. A repeated idempotency key answers the existing job.
+ */
+final class EnqueueCommand implements WriteCommand<List<EnqueueResult>> {
+  private static final String FIND_KEY =
+      "SELECT id FROM jobs WHERE queue = ? AND idempotency_key = ?";
+  private static final String INSERT =
+      "INSERT INTO jobs (queue, state, priority, max_attempts, enqueued_at_ms, available_at_ms,"
+          + " idempotency_key, payload_bytes, payload_crc32c, payload)"
+          + " VALUES (?, "
+          + Schema.READY
+          + ", ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id";
+
+  private final List<NewJob> jobs;
+
+  /** {@code jobs} must already be validated against the store's limits. */
+  EnqueueCommand(List<NewJob> jobs) {
+    this.jobs = List.copyOf(jobs);
+  }
+
+  @Override
+  public List<EnqueueResult> execute(WriteContext context) throws SQLException {
+    List<EnqueueResult> results = new ArrayList<>(jobs.size());
+    for (NewJob job : jobs) {
+      results.add(enqueue(context, job));
+    }
+    return results;
+  }
+
+  private static EnqueueResult enqueue(WriteContext context, NewJob job) throws SQLException {
+    String queue = job.queue();
+    if (job.idempotencyKeyOrNull() != null) {
+      Long existing = findKey(context, queue, job.idempotencyKeyOrNull());
+      if (existing != null) {
+        return new EnqueueResult(existing, false);
+      }
+    }
+    Queues.ensure(context, queue);
+    long depth = context.count(queue, JobState.READY) + context.count(queue, JobState.LEASED);
+    long depthMax = context.config.queueDepthMax();
+    if (depth >= depthMax) {
+      throw new StoreException(
+          StoreError.QUEUE_FULL,
+          "queue '"
+              + queue
+              + "' holds "
+              + depth
+              + " unfinished jobs (queueDepthMax "
+              + depthMax
+              + ")");
+    }
+    long now = context.now();
+    long availableAt =
+        job.availableAtOrNull() == null ? now : job.availableAtOrNull().toEpochMilli();
+    int maxAttempts =
+        job.maxAttemptsOrZero() == 0 ? context.config.attemptsDefault() : job.maxAttemptsOrZero();
+    CRC32C crc = new CRC32C();
+    crc.update(job.payload());
+
+    PreparedStatement insert = context.statement(INSERT);
+    insert.setString(1, queue);
+    insert.setInt(2, job.priority());
+    insert.setInt(3, maxAttempts);
+    insert.setLong(4, now);
+    insert.setLong(5, availableAt);
+    insert.setString(6, job.idempotencyKeyOrNull());
+    insert.setLong(7, job.payload().length);
+    insert.setLong(8, crc.getValue());
+    insert.setBytes(9, job.payload());
+    long id;
+    try (ResultSet r = insert.executeQuery()) {
+      Invariants.check(r.next(), "INSERT ... RETURNING id returned no row");
+      id = r.getLong(1);
+    }
+    context.moved(queue, null, JobState.READY);
+    context.event(StoreCounters.Event.ENQUEUED);
+    if (availableAt <= now) {
+      context.available(queue);
+    }
+    return new EnqueueResult(id, true);
+  }
+
+  private static Long findKey(WriteContext context, String queue, String key) throws SQLException {
+    PreparedStatement find = context.statement(FIND_KEY);
+    find.setString(1, queue);
+    find.setString(2, key);
+    try (ResultSet r = find.executeQuery()) {
+      return r.next() ? r.getLong(1) : null;
+    }
+  }
+}

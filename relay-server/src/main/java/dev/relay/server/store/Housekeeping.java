@@ -1,0 +1,60 @@
+package dev.relay.server.store;
+
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the lease-expiry sweep and the retention purge on one daemon thread at the configured
+ * intervals. Both go through the writer like any command; tests call them directly instead.
+ */
+final class Housekeeping implements AutoCloseable {
+  static final String THREAD_NAME = "relay-housekeeping";
+
+  private static final Logger log = LoggerFactory.getLogger(Housekeeping.class);
+
+  private final ScheduledExecutorService scheduler;
+
+  Housekeeping(JobStore store, StoreConfig config) {
+    scheduler =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, THREAD_NAME);
+              t.setDaemon(true);
+              return t;
+            });
+    every(config.expirySweepInterval(), "lease expiry sweep", store::expireLeases);
+    every(config.purgeInterval(), "retention purge", store::purgeFinished);
+  }
+
+  private void every(Duration interval, String name, Runnable task) {
+    long millis = interval.toMillis();
+    scheduler.scheduleWithFixedDelay(
+        () -> {
+          try {
+            task.run();
+          } catch (StoreException e) {
+            // Retryable trouble (overload, I/O) is logged and retried at the next tick.
+            log.warn("{} failed: {}", name, e.getMessage());
+          } catch (RuntimeException e) {
+            log.error("{} failed", name, e);
+          }
+        },
+        millis,
+        millis,
+        TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public void close() {
+    scheduler.shutdownNow();
+    try {
+      scheduler.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

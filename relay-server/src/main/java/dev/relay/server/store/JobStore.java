@@ -1,0 +1,404 @@
+package dev.relay.server.store;
+
+import dev.relay.protocol.LeaseToken;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.sqlite.SQLiteErrorCode;
+
+/**
+ * The durable job store: one SQLite file written by one thread, with fenced leases.
+ *
+ * <p>Every method returns at once; nothing blocks the caller except {@link #expireLeases()}, {@link
+ * #purgeFinished()}, {@link #open} and {@link #close()}, which are for housekeeping and lifecycle.
+ * Write futures complete on the writer thread only after the durable COMMIT of their batch, so
+ * callbacks must be quick and must never block or call those blocking methods. Read futures
+ * (inspect, dead listing, stats, backup) complete on a reader thread.
+ *
+ * <p>Expected outcomes (stale token, unknown job) are {@link Outcome} values. Refusals are futures
+ * failed with {@link StoreException}, whose code says whether a retry can help.
+ */
+public final class JobStore implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(JobStore.class);
+
+  private final StoreConfig config;
+  private final Parts parts;
+  private final Writer writer;
+  private final ReadPool reads;
+  private final Reads queries;
+  private final Housekeeping housekeeping;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  /** What open() assembled, in the order it must be closed in reverse. */
+  private record Parts(
+      DirectoryLock lock,
+      Connection connection,
+      WriteContext context,
+      Writer writer,
+      ReadPool reads,
+      QueueCounts counts,
+      StoreCounters counters,
+      RecoveryReport recovery) {}
+
+  private JobStore(StoreConfig config, InstantSource clock, Parts parts) {
+    this.config = config;
+    this.parts = parts;
+    this.writer = parts.writer();
+    this.reads = parts.reads();
+    this.queries = new Reads(clock, parts.counts());
+    this.housekeeping = new Housekeeping(this, config);
+  }
+
+  /**
+   * Opens (creating if needed) the store in {@code config.dataDir()}: locks the directory, checks
+   * the file's integrity and schema version on a read-only connection, migrates, and recovers every
+   * lease left from before a restart. Throws {@link StoreOpenException} when it must not start.
+   */
+  public static JobStore open(StoreConfig config, InstantSource clock) {
+    return open(config, clock, new SplittableRandom());
+  }
+
+  /** {@link #open(StoreConfig, InstantSource)} with the random source of backoff jitter. */
+  static JobStore open(StoreConfig config, InstantSource clock, RandomGenerator jitter) {
+    Path file = config.databaseFile();
+    try {
+      Files.createDirectories(config.dataDir());
+    } catch (IOException e) {
+      throw new StoreOpenException("cannot create data directory " + config.dataDir() + ": " + e);
+    }
+    List<AutoCloseable> opened = new ArrayList<>();
+    try {
+      DirectoryLock lock = DirectoryLock.acquire(config.dataDir(), config.lockFile());
+      opened.add(lock);
+      int versionFound = StartupCheck.run(file);
+      Connection connection = Sqlite.openWriter(file);
+      opened.add(connection);
+      Schema.migrate(connection, file);
+      QueueCounts counts = new QueueCounts();
+      Map<JobState, Long> byState = Recovery.loadCounts(connection, counts);
+      StoreCounters counters = new StoreCounters();
+      WriteContext context =
+          new WriteContext(
+              connection, config, clock, new SecureRandom(), new Backoff(config, jitter), counts);
+      opened.add(context);
+      Writer writer = new Writer(context, counts, counters);
+      writer.start();
+      opened.add(writer::close);
+      ExpiryResult leases = await(writer.submit(LeaseRescue::recoverAll), writer);
+      ReadPool reads = new ReadPool(file, config.readThreads(), config.readQueueCapacity());
+      opened.add(reads);
+      RecoveryReport recovery =
+          new RecoveryReport(versionFound, byState, leases.requeued(), leases.dead());
+      log.info(
+          "opened {} (schema version {}, found {}): jobs {}; leases from before the restart: {}"
+              + " ready again, {} dead",
+          file,
+          Schema.VERSION,
+          versionFound,
+          byState,
+          leases.requeued(),
+          leases.dead());
+      return new JobStore(
+          config,
+          clock,
+          new Parts(lock, connection, context, writer, reads, counts, counters, recovery));
+    } catch (SQLException e) {
+      closeAll(opened, e);
+      throw new StoreOpenException("cannot open " + file + ": " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      closeAll(opened, e);
+      throw e;
+    }
+  }
+
+  /** Enqueues one job; see {@link NewJob} for the fields. */
+  public CompletableFuture<EnqueueResult> enqueue(NewJob job) {
+    return enqueueBatch(List.of(job)).thenApply(results -> results.get(0));
+  }
+
+  /** Enqueues up to {@link StoreLimits#ENQUEUE_BATCH_JOBS_MAX} jobs atomically: all or none. */
+  public CompletableFuture<List<EnqueueResult>> enqueueBatch(List<NewJob> jobs) {
+    StoreException refusal = Requests.checkJobs(jobs, config);
+    return refusal != null
+        ? CompletableFuture.failedFuture(refusal)
+        : writer.submit(new EnqueueCommand(jobs));
+  }
+
+  /** Claims up to {@code maxJobs} jobs from the request's unpaused queues. */
+  public CompletableFuture<LeaseResult> lease(LeaseRequest request) {
+    StoreException refusal = Requests.checkLease(request, config);
+    return refusal != null
+        ? CompletableFuture.failedFuture(refusal)
+        : writer.submit(new LeaseCommand(request));
+  }
+
+  /** Marks the job done if {@code token} holds its unexpired lease. */
+  public CompletableFuture<Outcome> ack(long jobId, LeaseToken token) {
+    return writer.submit(LeaseCommands.ack(jobId, Objects.requireNonNull(token, "token")));
+  }
+
+  /**
+   * Records a failure and schedules a retry after {@code retryDelayOrNull}, or after the backoff
+   * for this attempt when null; a job with no attempts left becomes dead. Error text longer than
+   * {@link StoreLimits#ERROR_TEXT_CHARS_MAX} is cut to that length.
+   */
+  public CompletableFuture<Outcome> nack(
+      long jobId, LeaseToken token, String errorText, Duration retryDelayOrNull) {
+    StoreException refusal = Requests.checkRetryDelay(retryDelayOrNull);
+    if (refusal != null) {
+      return CompletableFuture.failedFuture(refusal);
+    }
+    String text = errorText == null ? "" : errorText;
+    if (text.length() > StoreLimits.ERROR_TEXT_CHARS_MAX) {
+      text = text.substring(0, StoreLimits.ERROR_TEXT_CHARS_MAX);
+    }
+    return writer.submit(
+        LeaseCommands.nack(jobId, Objects.requireNonNull(token, "token"), text, retryDelayOrNull));
+  }
+
+  /** Returns the job to ready now without spending its attempt. */
+  public CompletableFuture<Outcome> release(long jobId, LeaseToken token) {
+    return writer.submit(LeaseCommands.release(jobId, Objects.requireNonNull(token, "token")));
+  }
+
+  /** Extends the lease to now plus {@code leaseDuration} (within the configured bounds). */
+  public CompletableFuture<RenewResult> renew(
+      long jobId, LeaseToken token, Duration leaseDuration) {
+    StoreException refusal = Requests.checkLeaseDuration(leaseDuration, config);
+    return refusal != null
+        ? CompletableFuture.failedFuture(refusal)
+        : writer.submit(
+            LeaseCommands.renew(jobId, Objects.requireNonNull(token, "token"), leaseDuration));
+  }
+
+  /** Cancels a ready (waiting or scheduled) job; any other state answers INVALID_STATE. */
+  public CompletableFuture<Outcome> cancel(long jobId) {
+    return writer.submit(AdminCommands.cancel(jobId));
+  }
+
+  /** Stops leasing from {@code queue} until {@link #resume}; enqueues still succeed. */
+  public CompletableFuture<Outcome> pause(String queue) {
+    StoreException refusal = Requests.checkQueue(queue);
+    return refusal != null
+        ? CompletableFuture.failedFuture(refusal)
+        : writer.submit(AdminCommands.pause(queue));
+  }
+
+  /** Resumes leasing from {@code queue}. */
+  public CompletableFuture<Outcome> resume(String queue) {
+    StoreException refusal = Requests.checkQueue(queue);
+    return refusal != null
+        ? CompletableFuture.failedFuture(refusal)
+        : writer.submit(AdminCommands.resume(queue));
+  }
+
+  /**
+   * Moves dead jobs back to ready now with attempts reset to 0, and answers how many moved. With a
+   * job id, only that job (if dead, and in {@code queue} unless it is empty); with 0, every dead
+   * job of {@code queue}, or of all queues when {@code queue} is empty, in writer commands of
+   * {@code 1000} jobs so other traffic interleaves.
+   */
+  public CompletableFuture<Long> requeueDead(String queue, long jobIdOrZeroForAll) {
+    if (queue == null || (!queue.isEmpty() && Requests.checkQueue(queue) != null)) {
+      return CompletableFuture.failedFuture(Requests.invalid("queue must be empty or a name"));
+    }
+    if (jobIdOrZeroForAll < 0) {
+      return CompletableFuture.failedFuture(Requests.invalid("job id must not be negative"));
+    }
+    if (jobIdOrZeroForAll != 0) {
+      return writer.submit(AdminCommands.requeueDead(queue, jobIdOrZeroForAll, 1));
+    }
+    return requeueAll(queue, 0);
+  }
+
+  private CompletableFuture<Long> requeueAll(String queue, long before) {
+    int batch = AdminCommands.REQUEUE_BATCH_MAX;
+    return writer
+        .submit(AdminCommands.requeueDead(queue, 0, batch))
+        .thenCompose(
+            n ->
+                n < batch
+                    ? CompletableFuture.completedFuture(before + n)
+                    : requeueAll(queue, before + n));
+  }
+
+  /**
+   * Writes a consistent copy of the database to {@code target} (which must not exist) with {@code
+   * VACUUM INTO}, on a read-only connection so writes carry on. Answers the copy's size in bytes.
+   */
+  public CompletableFuture<Long> backup(Path target) {
+    if (Files.exists(target)) {
+      return CompletableFuture.failedFuture(
+          Requests.invalid("backup target " + target + " already exists"));
+    }
+    return reads.submit(c -> Reads.backup(c, target));
+  }
+
+  /** One job without its payload, read on a read-only connection. */
+  public CompletableFuture<Optional<JobView>> inspect(long jobId) {
+    return reads.submit(c -> Reads.inspect(c, jobId));
+  }
+
+  /** Dead jobs with ids above {@code afterJobId}, of one queue or (empty) all queues. */
+  public CompletableFuture<DeadPage> listDead(String queueOrEmpty, long afterJobId, int limit) {
+    StoreException refusal = Requests.checkDeadPage(queueOrEmpty, afterJobId, limit);
+    return refusal != null
+        ? CompletableFuture.failedFuture(refusal)
+        : reads.submit(c -> Reads.listDead(c, queueOrEmpty, afterJobId, limit));
+  }
+
+  /** Per-queue counts and store totals; counts come from memory, never from a table scan. */
+  public CompletableFuture<StoreStats> stats() {
+    return reads.submit(c -> queries.stats(c, parts.counters(), writer.depth()));
+  }
+
+  /**
+   * Housekeeping: returns expired leases to ready (after backoff) or to dead, in writer commands of
+   * {@link LeaseRescue#SWEEP_BATCH_MAX} until none is left. Blocks until done; runs on the
+   * housekeeping thread every {@code expirySweepInterval} and is callable directly from tests.
+   */
+  public ExpiryResult expireLeases() {
+    long requeued = 0;
+    long dead = 0;
+    while (true) {
+      ExpiryResult r =
+          await(writer.submit(c -> LeaseRescue.sweep(c, LeaseRescue.SWEEP_BATCH_MAX)), writer);
+      requeued += r.requeued();
+      dead += r.dead();
+      if (r.requeued() + r.dead() < LeaseRescue.SWEEP_BATCH_MAX) {
+        return new ExpiryResult(requeued, dead);
+      }
+    }
+  }
+
+  /**
+   * Housekeeping: deletes one batch of done and cancelled jobs past retention and frees pages.
+   * Blocks until done and answers the jobs deleted; runs every {@code purgeInterval}.
+   */
+  public long purgeFinished() {
+    return await(writer.submit(new PurgeCommand()), writer);
+  }
+
+  /**
+   * Called after each commit, on the writer thread, with the queues where a job became available
+   * now (enqueue due now, nack or expiry without delay, release, requeue, resume). Called once at
+   * registration, on the caller's thread, with every queue holding ready jobs, so jobs recovered at
+   * open are not missed. It must be quick and thread-safe.
+   */
+  public void setAvailabilityListener(Consumer<Set<String>> queuesWithReadyJobs) {
+    writer.setAvailabilityListener(queuesWithReadyJobs);
+    Set<String> ready = parts.counts().queuesWith(JobState.READY);
+    if (!ready.isEmpty()) {
+      queuesWithReadyJobs.accept(ready);
+    }
+  }
+
+  /** Told about every commit (batch size, BEGIN-to-COMMIT nanos), on the writer thread. */
+  public void setCommitObserver(CommitObserver observer) {
+    writer.setObserver(Objects.requireNonNull(observer, "observer"));
+  }
+
+  /** Commands waiting for the writer right now. */
+  public int writerQueueDepth() {
+    return writer.depth();
+  }
+
+  /** Counters of committed events since open. */
+  public StoreCounters counters() {
+    return parts.counters();
+  }
+
+  /** What {@link #open} found and repaired. */
+  public RecoveryReport recovery() {
+    return parts.recovery();
+  }
+
+  /**
+   * Stops accepting commands (later ones fail with SHUTTING_DOWN), finishes the queued ones, closes
+   * SQLite and releases the directory lock. Must not be called from a store callback.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    housekeeping.close();
+    reads.close();
+    writer.close();
+    parts.context().close();
+    try {
+      parts.connection().close();
+    } catch (SQLException e) {
+      log.warn("closing the write connection failed: {}", e.toString());
+    }
+    parts.lock().close();
+    log.info("closed {}", config.databaseFile());
+  }
+
+  /** Test seam: runs any command on the writer, inside a batch like every other command. */
+  <T> CompletableFuture<T> submitWrite(WriteCommand<T> command) {
+    return writer.submit(command);
+  }
+
+  /** Test seam: runs {@code sql} (a pragma, say) on the write connection between batches. */
+  CompletableFuture<Void> executeOnWriter(String sql) {
+    return writer.submitOutsideTransaction(
+        context -> {
+          try (Statement s = context.connection().createStatement()) {
+            s.execute(sql);
+          }
+          return null;
+        });
+  }
+
+  /** Test seam: the next write batch fails with {@code code} just before COMMIT. */
+  void failNextWriteBatch(SQLiteErrorCode code) {
+    writer.failNextBatch(code);
+  }
+
+  private static <T> T await(CompletableFuture<T> future, Writer writer) {
+    Invariants.check(!writer.isWriterThread(), "a blocking store call on the writer thread");
+    try {
+      return future.get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof StoreException s) {
+        throw s;
+      }
+      throw new StoreException(StoreError.INTERNAL, "writer command failed: " + e.getCause(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StoreException(
+          StoreError.SHUTTING_DOWN, "interrupted while waiting for the writer");
+    }
+  }
+
+  private static void closeAll(List<AutoCloseable> opened, Exception cause) {
+    for (int i = opened.size() - 1; i >= 0; i--) {
+      try {
+        opened.get(i).close();
+      } catch (Exception e) {
+        cause.addSuppressed(e);
+      }
+    }
+  }
+}

@@ -1,0 +1,247 @@
+package dev.relay.server.store;
+
+import dev.relay.protocol.LeaseToken;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Claims jobs for one lease request without ever scanning the ready set. Per requested queue and
+ * per priority class it reads the oldest available candidates through the partial index {@code
+ * jobs_ready} (at most {@code maxJobs} each), merges them in memory by effective class, then
+ * available time, then id, and fences each winner in one {@code UPDATE ... WHERE id = ? AND state =
+ * ready}.
+ *
+ * <p>Aging: the effective class is the priority minus the full minutes waited since the job became
+ * available, never below 0. Within one queue and class the oldest jobs also have the lowest
+ * effective class, so the oldest {@code maxJobs} of each class contain the best {@code maxJobs}
+ * overall.
+ */
+final class LeaseCommand implements WriteCommand<LeaseResult> {
+  /** Waiting this long raises a job by one priority class. */
+  static final long AGING_STEP_MILLIS = 60_000;
+
+  static final String CORRUPT_REASON = "payload corrupt";
+
+  private static final Logger log = LoggerFactory.getLogger(LeaseCommand.class);
+
+  private static final String CANDIDATES =
+      "SELECT id, available_at_ms, payload_bytes FROM jobs WHERE state = "
+          + Schema.READY
+          + " AND queue = ? AND priority = ? AND available_at_ms <= ?"
+          + " ORDER BY available_at_ms, id LIMIT ?";
+  private static final String NEXT_AVAILABLE =
+      "SELECT available_at_ms FROM jobs WHERE state = "
+          + Schema.READY
+          + " AND queue = ? AND priority = ? AND available_at_ms > ?"
+          + " ORDER BY available_at_ms LIMIT 1";
+  private static final String READ_JOB =
+      "SELECT queue, priority, attempts, max_attempts, fencing, enqueued_at_ms, payload_crc32c,"
+          + " payload FROM jobs WHERE id = ? AND state = "
+          + Schema.READY;
+  private static final String FENCE =
+      "UPDATE jobs SET state = "
+          + Schema.LEASED
+          + ", lease_token = ?, lease_expires_at_ms = ?, attempts = attempts + 1,"
+          + " fencing = fencing + 1 WHERE id = ? AND state = "
+          + Schema.READY;
+  private static final String TO_CORRUPT =
+      "UPDATE jobs SET state = "
+          + Schema.DEAD
+          + ", finished_at_ms = ?, dead_reason = '"
+          + CORRUPT_REASON
+          + "' WHERE id = ? AND state = "
+          + Schema.READY;
+
+  /** One ready job as seen through the index. */
+  record Candidate(long id, int priority, long availableAtMillis, long payloadBytes) {
+    int effectiveClass(long nowMillis) {
+      long waited = Math.max(0, nowMillis - availableAtMillis) / AGING_STEP_MILLIS;
+      return (int) Math.max(0, priority - waited);
+    }
+  }
+
+  private final List<String> queues;
+  private final int maxJobs;
+  private final long leaseMillis;
+  private final long payloadBytesBudget;
+
+  /** {@code request} must already be validated against the store's limits. */
+  LeaseCommand(LeaseRequest request) {
+    this.queues = List.copyOf(new LinkedHashSet<>(request.queues()));
+    this.maxJobs = request.maxJobs();
+    this.leaseMillis = request.leaseDuration().toMillis();
+    this.payloadBytesBudget = request.payloadBytesBudget();
+  }
+
+  @Override
+  public LeaseResult execute(WriteContext context) throws SQLException {
+    long now = context.now();
+    List<String> open = new ArrayList<>(queues.size());
+    for (String queue : queues) {
+      if (!Boolean.TRUE.equals(Queues.paused(context, queue))) {
+        open.add(queue);
+      }
+    }
+    for (String queue : open) {
+      // Expiry is decided by the store clock at claim time too, not only by the next sweep.
+      LeaseRescue.sweepQueue(context, queue, LeaseRescue.CLAIM_RESCUE_PER_QUEUE_MAX);
+    }
+    List<Candidate> candidates = new ArrayList<>();
+    for (String queue : open) {
+      for (int priority = NewJob.PRIORITY_MIN; priority <= NewJob.PRIORITY_MAX; priority++) {
+        readCandidates(context, queue, priority, now, candidates);
+      }
+    }
+    candidates.sort(
+        Comparator.comparingInt((Candidate c) -> c.effectiveClass(now))
+            .thenComparingLong(Candidate::availableAtMillis)
+            .thenComparingLong(Candidate::id));
+
+    List<LeasedJob> leased = new ArrayList<>();
+    long payloadBytes = 0;
+    boolean skipped = false;
+    for (Candidate candidate : candidates) {
+      if (leased.size() == maxJobs
+          || (!leased.isEmpty() && payloadBytes + candidate.payloadBytes() > payloadBytesBudget)) {
+        break;
+      }
+      LeasedJob job = claim(context, candidate.id());
+      if (job == null) {
+        skipped = true;
+      } else {
+        leased.add(job);
+        payloadBytes += candidate.payloadBytes();
+      }
+    }
+    OptionalLong next = OptionalLong.empty();
+    if (leased.size() < maxJobs) {
+      // A skipped (corrupt) candidate may hide due jobs beyond the candidate limit: ask again now.
+      next = skipped ? OptionalLong.of(now) : nextAvailable(context, open, now);
+    }
+    return new LeaseResult(leased, next);
+  }
+
+  private void readCandidates(
+      WriteContext context, String queue, int priority, long now, List<Candidate> into)
+      throws SQLException {
+    PreparedStatement s = context.statement(CANDIDATES);
+    s.setString(1, queue);
+    s.setInt(2, priority);
+    s.setLong(3, now);
+    s.setInt(4, maxJobs);
+    try (ResultSet r = s.executeQuery()) {
+      while (r.next()) {
+        into.add(new Candidate(r.getLong(1), priority, r.getLong(2), r.getLong(3)));
+      }
+    }
+  }
+
+  /** Leases one job, or answers null if it is no longer ready or its payload is corrupt. */
+  private LeasedJob claim(WriteContext context, long id) throws SQLException {
+    PreparedStatement read = context.statement(READ_JOB);
+    read.setLong(1, id);
+    String queue;
+    int priority;
+    int attempts;
+    int maxAttempts;
+    long fencing;
+    long enqueuedAt;
+    long crcStored;
+    byte[] payload;
+    try (ResultSet r = read.executeQuery()) {
+      if (!r.next()) {
+        return null;
+      }
+      queue = r.getString(1);
+      priority = r.getInt(2);
+      attempts = r.getInt(3);
+      maxAttempts = r.getInt(4);
+      fencing = r.getLong(5);
+      enqueuedAt = r.getLong(6);
+      crcStored = r.getLong(7);
+      payload = r.getBytes(8);
+    }
+    Invariants.check(
+        attempts < maxAttempts,
+        "ready job %d has spent %d of %d attempts",
+        id,
+        attempts,
+        maxAttempts);
+    CRC32C crc = new CRC32C();
+    crc.update(payload);
+    if (crc.getValue() != crcStored) {
+      markCorrupt(context, id, queue, crcStored, crc.getValue());
+      return null;
+    }
+    LeaseToken token = context.newToken();
+    long expiresAt = context.now() + leaseMillis;
+    PreparedStatement fence = context.statement(FENCE);
+    fence.setBytes(1, token.toBytes());
+    fence.setLong(2, expiresAt);
+    fence.setLong(3, id);
+    if (!Fenced.apply(fence, id, "lease")) {
+      return null;
+    }
+    context.moved(queue, JobState.READY, JobState.LEASED);
+    context.event(StoreCounters.Event.LEASED);
+    return new LeasedJob(
+        id,
+        queue,
+        priority,
+        attempts + 1,
+        fencing + 1,
+        token,
+        Instant.ofEpochMilli(enqueuedAt),
+        Instant.ofEpochMilli(expiresAt),
+        payload);
+  }
+
+  private static void markCorrupt(
+      WriteContext context, long id, String queue, long crcStored, long crcActual)
+      throws SQLException {
+    log.error(
+        "job {} in queue '{}' has a corrupt payload (stored CRC32C {}, computed {}); moved to dead"
+            + " and never delivered",
+        id,
+        queue,
+        crcStored,
+        crcActual);
+    PreparedStatement s = context.statement(TO_CORRUPT);
+    s.setLong(1, context.now());
+    s.setLong(2, id);
+    if (Fenced.apply(s, id, "corrupt payload")) {
+      context.moved(queue, JobState.READY, JobState.DEAD);
+      context.event(StoreCounters.Event.DEAD);
+      context.event(StoreCounters.Event.CORRUPT);
+    }
+  }
+
+  private static OptionalLong nextAvailable(WriteContext context, List<String> open, long now)
+      throws SQLException {
+    long next = Long.MAX_VALUE;
+    PreparedStatement s = context.statement(NEXT_AVAILABLE);
+    for (String queue : open) {
+      for (int priority = NewJob.PRIORITY_MIN; priority <= NewJob.PRIORITY_MAX; priority++) {
+        s.setString(1, queue);
+        s.setInt(2, priority);
+        s.setLong(3, now);
+        try (ResultSet r = s.executeQuery()) {
+          if (r.next()) {
+            next = Math.min(next, r.getLong(1));
+          }
+        }
+      }
+    }
+    return next == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(next);
+  }
+}

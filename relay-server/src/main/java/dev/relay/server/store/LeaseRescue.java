@@ -1,0 +1,164 @@
+package dev.relay.server.store;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Ends leases that nobody will settle: expired ones (the sweep, and the claim before it picks jobs)
+ * and every lease at restart. Each rescue is a compare-and-set on state AND token, so a rescue that
+ * lost the race to an ack (or a renew followed by an ack) changes nothing.
+ */
+final class LeaseRescue {
+  /** Most expired leases one sweep command rescues; the sweep repeats while batches are full. */
+  static final int SWEEP_BATCH_MAX = 1000;
+
+  /** Most expired leases a claim rescues per requested queue before choosing jobs. */
+  static final int CLAIM_RESCUE_PER_QUEUE_MAX = 16;
+
+  static final String DEAD_REASON = "lease expired";
+
+  private static final String COLUMNS = "SELECT id, queue, attempts, max_attempts, lease_token";
+  private static final String EXPIRED =
+      COLUMNS
+          + " FROM jobs WHERE state = "
+          + Schema.LEASED
+          + " AND lease_expires_at_ms <= ? ORDER BY lease_expires_at_ms LIMIT ?";
+  private static final String EXPIRED_IN_QUEUE =
+      COLUMNS
+          + " FROM jobs WHERE state = "
+          + Schema.LEASED
+          + " AND lease_expires_at_ms <= ? AND queue = ? ORDER BY lease_expires_at_ms LIMIT ?";
+  private static final String ANY_LEASED =
+      COLUMNS + " FROM jobs WHERE state = " + Schema.LEASED + " LIMIT ?";
+  // The compare-and-set: same job, still leased, same token, and still expired (a renew keeps
+  // the token but moves the expiry).
+  private static final String CAS =
+      " WHERE id = ? AND state = "
+          + Schema.LEASED
+          + " AND lease_token = ? AND lease_expires_at_ms <= ?";
+  private static final String TO_READY =
+      "UPDATE jobs SET state = "
+          + Schema.READY
+          + ", lease_token = NULL, lease_expires_at_ms = NULL, expiries = expiries + 1,"
+          + " available_at_ms = ?"
+          + CAS;
+  private static final String TO_DEAD =
+      "UPDATE jobs SET state = "
+          + Schema.DEAD
+          + ", lease_token = NULL, lease_expires_at_ms = NULL, expiries = expiries + 1,"
+          + " finished_at_ms = ?, dead_reason = '"
+          + DEAD_REASON
+          + "'"
+          + CAS;
+
+  /** Why a lease is being ended. */
+  enum Rescue {
+    /** Its expiry passed: checked again in the compare-and-set, retried after backoff. */
+    EXPIRED,
+    /** The store restarted: every lease ends, the job is ready at once. */
+    RESTART
+  }
+
+  /** A lease as it was read, before the compare-and-set. */
+  record Lease(long id, String queue, int attempts, int maxAttempts, byte[] token) {}
+
+  private LeaseRescue() {}
+
+  /** Rescues up to {@code max} leases that expired at or before now, in any queue. */
+  static ExpiryResult sweep(WriteContext context, int max) throws SQLException {
+    PreparedStatement s = context.statement(EXPIRED);
+    s.setLong(1, context.now());
+    s.setInt(2, max);
+    return rescueAll(context, read(s), Rescue.EXPIRED);
+  }
+
+  /** Rescues up to {@code max} expired leases of one queue, before a claim on it. */
+  static ExpiryResult sweepQueue(WriteContext context, String queue, int max) throws SQLException {
+    PreparedStatement s = context.statement(EXPIRED_IN_QUEUE);
+    s.setLong(1, context.now());
+    s.setString(2, queue);
+    s.setInt(3, max);
+    return rescueAll(context, read(s), Rescue.EXPIRED);
+  }
+
+  /**
+   * Restart recovery: every lease left from before the restart is ended regardless of its expiry
+   * and its job is ready at once (or dead if its attempts are spent). Old tokens are cleared, so
+   * their holders get NOT_LEASED or STALE_TOKEN.
+   */
+  static ExpiryResult recoverAll(WriteContext context) throws SQLException {
+    long requeued = 0;
+    long dead = 0;
+    while (true) {
+      PreparedStatement s = context.statement(ANY_LEASED);
+      s.setInt(1, SWEEP_BATCH_MAX);
+      List<Lease> leases = read(s);
+      if (leases.isEmpty()) {
+        return new ExpiryResult(requeued, dead);
+      }
+      ExpiryResult r = rescueAll(context, leases, Rescue.RESTART);
+      Invariants.check(
+          r.requeued() + r.dead() == leases.size(), "recovery skipped a lease it had just read");
+      requeued += r.requeued();
+      dead += r.dead();
+    }
+  }
+
+  private static List<Lease> read(PreparedStatement s) throws SQLException {
+    List<Lease> leases = new ArrayList<>();
+    try (ResultSet r = s.executeQuery()) {
+      while (r.next()) {
+        leases.add(
+            new Lease(r.getLong(1), r.getString(2), r.getInt(3), r.getInt(4), r.getBytes(5)));
+      }
+    }
+    return leases;
+  }
+
+  private static ExpiryResult rescueAll(WriteContext context, List<Lease> leases, Rescue why)
+      throws SQLException {
+    long requeued = 0;
+    long dead = 0;
+    for (Lease lease : leases) {
+      switch (rescue(context, lease, why)) {
+        case READY -> requeued++;
+        case DEAD -> dead++;
+        default -> {}
+      }
+    }
+    return new ExpiryResult(requeued, dead);
+  }
+
+  /**
+   * Ends one lease if it is still the lease that was read: answers READY or DEAD for the new state,
+   * or LEASED when the compare-and-set found the job changed (acked, released, renewed) and left it
+   * alone. An expired lease is retried after backoff; a lease ended by a restart is ready at once,
+   * since its worker never had a fair chance to finish.
+   */
+  static JobState rescue(WriteContext context, Lease lease, Rescue why) throws SQLException {
+    boolean exhausted = lease.attempts() >= lease.maxAttempts();
+    long delayMillis = why == Rescue.EXPIRED ? context.backoff.delayMillis(lease.attempts()) : 0;
+    PreparedStatement s = context.statement(exhausted ? TO_DEAD : TO_READY);
+    s.setLong(1, exhausted ? context.now() : context.now() + delayMillis);
+    s.setLong(2, lease.id());
+    s.setBytes(3, lease.token());
+    s.setLong(4, why == Rescue.EXPIRED ? context.now() : Long.MAX_VALUE);
+    if (!Fenced.apply(s, lease.id(), "lease rescue")) {
+      return JobState.LEASED;
+    }
+    context.event(StoreCounters.Event.EXPIRED);
+    if (exhausted) {
+      context.moved(lease.queue(), JobState.LEASED, JobState.DEAD);
+      context.event(StoreCounters.Event.DEAD);
+      return JobState.DEAD;
+    }
+    context.moved(lease.queue(), JobState.LEASED, JobState.READY);
+    if (delayMillis == 0) {
+      context.available(lease.queue());
+    }
+    return JobState.READY;
+  }
+}

@@ -1,0 +1,28 @@
+package dev.relay.server.store;
+
+import dev.relay.protocol.LeaseToken;
+import java.time.Instant;
+
+/**
+ * One job handed to a worker under a fresh lease.
+ *
+ * @param jobId the job's id
+ * @param queue the queue it came from
+ * @param priority its enqueued priority class (not the aged one)
+ * @param attempt 1 for the first lease; grows with every lease except after a release
+ * @param fencing grows with every lease of this job and never goes back
+ * @param token the lease's random token that ack, nack, release and renew must present
+ * @param enqueuedAt when the job was enqueued
+ * @param leaseExpiresAt the lease is valid strictly before this instant
+ * @param payload the job body, verified against its stored CRC32C
+ */
+public record LeasedJob(
+    long jobId,
+    String queue,
+    int priority,
+    int attempt,
+    long fencing,
+    LeaseToken token,
+    Instant enqueuedAt,
+    Instant leaseExpiresAt,
+    byte[] payload) {}

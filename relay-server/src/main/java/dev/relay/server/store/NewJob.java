@@ -1,0 +1,40 @@
+package dev.relay.server.store;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * A job to enqueue. The store validates ranges and answers {@link StoreError#INVALID_ARGUMENT}; the
+ * payload array is not copied, so the caller must not change it after handing it over.
+ *
+ * @param queue queue name, 1 to {@link StoreLimits#QUEUE_NAME_CHARS_MAX} characters
+ * @param payload opaque job body
+ * @param priority class 0 (most urgent) to 3
+ * @param availableAtOrNull when the job may first be leased; {@code null} means now
+ * @param maxAttemptsOrZero leases before the job is dead; 0 means {@code attemptsDefault}
+ * @param idempotencyKeyOrNull a repeated key in the same queue returns the existing job
+ */
+public record NewJob(
+    String queue,
+    byte[] payload,
+    int priority,
+    Instant availableAtOrNull,
+    int maxAttemptsOrZero,
+    String idempotencyKeyOrNull) {
+
+  /** Lowest priority class (most urgent). */
+  public static final int PRIORITY_MIN = 0;
+
+  /** Highest priority class (least urgent). */
+  public static final int PRIORITY_MAX = 3;
+
+  public NewJob {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(payload, "payload");
+  }
+
+  /** A job due now with the default attempts and no idempotency key. */
+  public static NewJob of(String queue, byte[] payload, int priority) {
+    return new NewJob(queue, payload, priority, null, 0, null);
+  }
+}

@@ -1,0 +1,187 @@
+package dev.relay.server.store;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The read-only queries: inspect, dead listing, stats and backup. They run on {@link ReadPool}
+ * connections. Multi-statement reads run in one read transaction, so they see one snapshot.
+ */
+final class Reads {
+  private static final String VIEW_COLUMNS =
+      "SELECT id, queue, state, priority, attempts, max_attempts, fencing, expiries, failures,"
+          + " enqueued_at_ms, available_at_ms, lease_expires_at_ms, finished_at_ms, payload_bytes,"
+          + " last_error, dead_reason, idempotency_key FROM jobs";
+  private static final String INSPECT = VIEW_COLUMNS + " WHERE id = ?";
+  private static final String DEAD_IN_QUEUE =
+      VIEW_COLUMNS
+          + " WHERE state = "
+          + Schema.DEAD
+          + " AND queue = ? AND id > ? ORDER BY id LIMIT ?";
+  private static final String DEAD_ANY =
+      VIEW_COLUMNS + " WHERE state = " + Schema.DEAD + " AND id > ? ORDER BY id LIMIT ?";
+  private static final String QUEUES = "SELECT name, paused FROM queues ORDER BY name";
+  // Index-only range counts over jobs_ready: cost grows with scheduled jobs, never the table.
+  private static final String SCHEDULED =
+      "SELECT COUNT(*) FROM jobs WHERE state = "
+          + Schema.READY
+          + " AND queue = ? AND priority = ? AND available_at_ms > ?";
+  private static final String OLDEST_DUE =
+      "SELECT available_at_ms FROM jobs WHERE state = "
+          + Schema.READY
+          + " AND queue = ? AND priority = ? AND available_at_ms <= ?"
+          + " ORDER BY available_at_ms LIMIT 1";
+
+  private final InstantSource clock;
+  private final QueueCounts counts;
+
+  Reads(InstantSource clock, QueueCounts counts) {
+    this.clock = clock;
+    this.counts = counts;
+  }
+
+  static Optional<JobView> inspect(Connection c, long jobId) throws SQLException {
+    try (PreparedStatement s = c.prepareStatement(INSPECT)) {
+      s.setLong(1, jobId);
+      try (ResultSet r = s.executeQuery()) {
+        return r.next() ? Optional.of(view(r)) : Optional.empty();
+      }
+    }
+  }
+
+  static DeadPage listDead(Connection c, String queue, long afterJobId, int limit)
+      throws SQLException {
+    List<JobView> jobs = new ArrayList<>();
+    try (PreparedStatement s = c.prepareStatement(queue.isEmpty() ? DEAD_ANY : DEAD_IN_QUEUE)) {
+      int i = 1;
+      if (!queue.isEmpty()) {
+        s.setString(i++, queue);
+      }
+      s.setLong(i++, afterJobId);
+      s.setInt(i, limit);
+      try (ResultSet r = s.executeQuery()) {
+        while (r.next()) {
+          jobs.add(view(r));
+        }
+      }
+    }
+    long next = jobs.size() == limit ? jobs.get(jobs.size() - 1).id() : 0;
+    return new DeadPage(jobs, next);
+  }
+
+  /**
+   * Per-queue counts come from memory (maintained by the writer after each commit); only the split
+   * of ready jobs into due and scheduled, and the oldest due job's age, read the partial index.
+   */
+  StoreStats stats(Connection c, StoreCounters counters, int writerQueueDepth) throws SQLException {
+    long now = clock.millis();
+    List<QueueStats> queues = new ArrayList<>();
+    long databaseBytes;
+    try (Statement s = c.createStatement()) {
+      s.executeUpdate("BEGIN");
+      try {
+        try (ResultSet r = s.executeQuery(QUEUES)) {
+          while (r.next()) {
+            queues.add(queueStats(c, r.getString(1), r.getInt(2) == 1, now));
+          }
+        }
+        databaseBytes =
+            Sqlite.queryLong(s, "PRAGMA page_count") * Sqlite.queryLong(s, "PRAGMA page_size");
+      } finally {
+        s.executeUpdate("COMMIT");
+      }
+    }
+    return new StoreStats(
+        queues, databaseBytes, counters.commits(), counters.committedCommands(), writerQueueDepth);
+  }
+
+  private QueueStats queueStats(Connection c, String queue, boolean paused, long now)
+      throws SQLException {
+    long[] n = counts.snapshot(queue);
+    long readyTotal = n[JobState.READY.ordinal()];
+    long scheduled = 0;
+    long oldestDue = Long.MAX_VALUE;
+    if (readyTotal > 0) {
+      try (PreparedStatement count = c.prepareStatement(SCHEDULED);
+          PreparedStatement oldest = c.prepareStatement(OLDEST_DUE)) {
+        for (int p = NewJob.PRIORITY_MIN; p <= NewJob.PRIORITY_MAX; p++) {
+          scheduled += firstLong(count, queue, p, now, 0);
+          oldestDue = Math.min(oldestDue, firstLong(oldest, queue, p, now, Long.MAX_VALUE));
+        }
+      }
+    }
+    return new QueueStats(
+        queue,
+        paused,
+        // Memory and the snapshot may be a commit apart; never report a negative count.
+        Math.max(0, readyTotal - scheduled),
+        scheduled,
+        n[JobState.LEASED.ordinal()],
+        n[JobState.DONE.ordinal()],
+        n[JobState.DEAD.ordinal()],
+        n[JobState.CANCELLED.ordinal()],
+        oldestDue == Long.MAX_VALUE ? -1 : Math.max(0, now - oldestDue));
+  }
+
+  private static long firstLong(
+      PreparedStatement s, String queue, int priority, long now, long ifNone) throws SQLException {
+    s.setString(1, queue);
+    s.setInt(2, priority);
+    s.setLong(3, now);
+    try (ResultSet r = s.executeQuery()) {
+      return r.next() ? r.getLong(1) : ifNone;
+    }
+  }
+
+  /**
+   * A consistent copy of the database via {@code VACUUM INTO}, taken on a read-only connection so
+   * the writer keeps running. Answers the copy's size in bytes.
+   */
+  static long backup(Connection c, Path target) throws SQLException {
+    try (PreparedStatement s = c.prepareStatement("VACUUM INTO ?")) {
+      s.setString(1, target.toAbsolutePath().toString());
+      s.executeUpdate();
+    }
+    try {
+      return Files.size(target);
+    } catch (java.io.IOException e) {
+      throw new SQLException("backup written but its size is unreadable: " + e, e);
+    }
+  }
+
+  private static JobView view(ResultSet r) throws SQLException {
+    return new JobView(
+        r.getLong(1),
+        r.getString(2),
+        JobState.ofCode(r.getInt(3)),
+        r.getInt(4),
+        r.getInt(5),
+        r.getInt(6),
+        r.getLong(7),
+        r.getInt(8),
+        r.getInt(9),
+        Instant.ofEpochMilli(r.getLong(10)),
+        Instant.ofEpochMilli(r.getLong(11)),
+        instantOrNull(r, 12),
+        instantOrNull(r, 13),
+        r.getLong(14),
+        r.getString(15),
+        r.getString(16),
+        r.getString(17));
+  }
+
+  private static Instant instantOrNull(ResultSet r, int column) throws SQLException {
+    long millis = r.getLong(column);
+    return r.wasNull() ? null : Instant.ofEpochMilli(millis);
+  }
+}

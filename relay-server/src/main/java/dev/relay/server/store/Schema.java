@@ -1,0 +1,121 @@
+package dev.relay.server.store;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+
+/**
+ * The versioned schema. {@code PRAGMA user_version} holds the version; forward migrations run at
+ * startup in one transaction, and a file newer than this build is refused before anything writes.
+ *
+ * <p>State codes in partial-index predicates are literals, not parameters: SQLite uses a partial
+ * index only when the query's WHERE clause visibly implies the index's WHERE clause.
+ */
+final class Schema {
+  /** The version this build writes and understands. */
+  static final int VERSION = 1;
+
+  /** {@code PRAGMA application_id}: "RLAY", so a foreign SQLite file is recognised. */
+  static final int APPLICATION_ID = 0x524c4159;
+
+  static final int READY = JobState.READY.code;
+  static final int LEASED = JobState.LEASED.code;
+  static final int DONE = JobState.DONE.code;
+  static final int DEAD = JobState.DEAD.code;
+  static final int CANCELLED = JobState.CANCELLED.code;
+
+  /** Migration i (0-based) takes the file from version i to version i + 1. */
+  private static final List<List<String>> MIGRATIONS =
+      List.of(
+          List.of(
+              "CREATE TABLE queues ("
+                  + " name TEXT NOT NULL PRIMARY KEY,"
+                  + " paused INTEGER NOT NULL DEFAULT 0 CHECK (paused IN (0, 1))"
+                  + ") WITHOUT ROWID",
+              // AUTOINCREMENT: ids are never reused after a purge, so an old id in a log or a
+              // stale worker's hand can never name a different job.
+              "CREATE TABLE jobs ("
+                  + " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                  + " queue TEXT NOT NULL,"
+                  + " state INTEGER NOT NULL CHECK (state BETWEEN 0 AND 4),"
+                  + " priority INTEGER NOT NULL CHECK (priority BETWEEN 0 AND 3),"
+                  + " attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),"
+                  + " max_attempts INTEGER NOT NULL CHECK (max_attempts >= 1),"
+                  + " fencing INTEGER NOT NULL DEFAULT 0,"
+                  + " expiries INTEGER NOT NULL DEFAULT 0,"
+                  + " failures INTEGER NOT NULL DEFAULT 0,"
+                  + " enqueued_at_ms INTEGER NOT NULL,"
+                  + " available_at_ms INTEGER NOT NULL,"
+                  + " lease_token BLOB,"
+                  + " lease_expires_at_ms INTEGER,"
+                  + " finished_at_ms INTEGER,"
+                  + " idempotency_key TEXT,"
+                  + " last_error TEXT,"
+                  + " dead_reason TEXT,"
+                  + " payload_bytes INTEGER NOT NULL,"
+                  + " payload_crc32c INTEGER NOT NULL,"
+                  // Last, so reading the other columns never walks the payload's overflow pages.
+                  + " payload BLOB NOT NULL"
+                  + ")",
+              "CREATE INDEX jobs_ready ON jobs (queue, priority, available_at_ms, id)"
+                  + " WHERE state = "
+                  + READY,
+              "CREATE INDEX jobs_leased ON jobs (lease_expires_at_ms) WHERE state = " + LEASED,
+              "CREATE UNIQUE INDEX jobs_idempotency ON jobs (queue, idempotency_key)"
+                  + " WHERE idempotency_key IS NOT NULL",
+              "CREATE INDEX jobs_finished ON jobs (finished_at_ms)"
+                  + " WHERE state IN ("
+                  + DONE
+                  + ", "
+                  + CANCELLED
+                  + ")",
+              "CREATE INDEX jobs_dead ON jobs (queue, id) WHERE state = " + DEAD,
+              "CREATE INDEX jobs_dead_all ON jobs (id) WHERE state = " + DEAD,
+              "PRAGMA application_id = " + APPLICATION_ID));
+
+  private Schema() {}
+
+  /** Refuses a file whose version this build does not know; the message names both versions. */
+  static void checkVersion(Path file, int found) {
+    if (found > VERSION) {
+      throw new StoreOpenException(
+          file
+              + " has schema version "
+              + found
+              + " but this build of Relay supports schema versions up to "
+              + VERSION
+              + "; run a newer Relay or restore a backup made by this version");
+    }
+  }
+
+  /** Applies every missing migration in one transaction and answers the version found. */
+  static int migrate(Connection c, Path file) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      int found = (int) Sqlite.queryLong(s, "PRAGMA user_version");
+      checkVersion(file, found);
+      if (found == VERSION) {
+        return found;
+      }
+      s.executeUpdate("BEGIN IMMEDIATE");
+      try {
+        for (int v = found; v < VERSION; v++) {
+          for (String sql : MIGRATIONS.get(v)) {
+            s.executeUpdate(sql);
+          }
+        }
+        s.executeUpdate("PRAGMA user_version = " + VERSION);
+        s.executeUpdate("COMMIT");
+      } catch (SQLException | RuntimeException e) {
+        try {
+          s.executeUpdate("ROLLBACK");
+        } catch (SQLException rollbackFailure) {
+          e.addSuppressed(rollbackFailure);
+        }
+        throw e;
+      }
+      return found;
+    }
+  }
+}

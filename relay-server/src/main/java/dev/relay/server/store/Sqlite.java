@@ -1,0 +1,109 @@
+package dev.relay.server.store;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Locale;
+import org.sqlite.SQLiteConfig;
+
+/**
+ * Opens SQLite connections with every pragma set explicitly, so behaviour never depends on the
+ * driver's or the library's compile-time defaults.
+ */
+final class Sqlite {
+  /** Wait this long for a lock held by a checkpoint or a reader before failing with BUSY. */
+  static final int BUSY_TIMEOUT_MILLIS = 5_000;
+
+  /** Page cache of the write connection: 16 MiB (negative cache_size means KiB). */
+  static final int WRITER_CACHE_KIB = 16 * 1024;
+
+  /** Page cache of each read-only connection: 4 MiB. */
+  static final int READER_CACHE_KIB = 4 * 1024;
+
+  /** Checkpoint the WAL into the main file every 1000 pages (SQLite's default, made explicit). */
+  static final int WAL_AUTOCHECKPOINT_PAGES = 1000;
+
+  /** Truncate the WAL file back to this size after a checkpoint, so it cannot stay huge. */
+  static final long JOURNAL_SIZE_LIMIT_BYTES = 64L * 1024 * 1024;
+
+  private Sqlite() {}
+
+  /** macOS fsync does not reach the platter; SQLite's fullfsync uses F_FULLFSYNC instead. */
+  static boolean isMac() {
+    return System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("mac");
+  }
+
+  /**
+   * The single write connection. auto_vacuum must be set before the first table exists, so it is
+   * the first pragma; journal_mode is read back because SQLite answers with the mode it really
+   * chose (a file system without shared memory would silently stay in a rollback journal).
+   */
+  static Connection openWriter(Path file) throws SQLException {
+    Connection c = new SQLiteConfig().createConnection(url(file));
+    try (Statement s = c.createStatement()) {
+      s.executeUpdate("PRAGMA auto_vacuum = INCREMENTAL");
+      String mode = queryString(s, "PRAGMA journal_mode = WAL");
+      if (!"wal".equalsIgnoreCase(mode)) {
+        throw new SQLException("journal_mode is " + mode + " after asking for wal on " + file);
+      }
+      s.executeUpdate("PRAGMA synchronous = FULL");
+      if (isMac()) {
+        s.executeUpdate("PRAGMA fullfsync = ON");
+        s.executeUpdate("PRAGMA checkpoint_fullfsync = ON");
+      }
+      s.executeUpdate("PRAGMA foreign_keys = OFF");
+      s.executeUpdate("PRAGMA busy_timeout = " + BUSY_TIMEOUT_MILLIS);
+      s.executeUpdate("PRAGMA cache_size = -" + WRITER_CACHE_KIB);
+      s.executeUpdate("PRAGMA temp_store = MEMORY");
+      s.executeUpdate("PRAGMA wal_autocheckpoint = " + WAL_AUTOCHECKPOINT_PAGES);
+      queryString(s, "PRAGMA journal_size_limit = " + JOURNAL_SIZE_LIMIT_BYTES);
+      String synchronous = queryString(s, "PRAGMA synchronous");
+      if (!"2".equals(synchronous)) {
+        throw new SQLException("synchronous is " + synchronous + " after asking for FULL (2)");
+      }
+      return c;
+    } catch (SQLException | RuntimeException e) {
+      c.close();
+      throw e;
+    }
+  }
+
+  /**
+   * A read-only connection: opened with SQLITE_OPEN_READONLY and query_only, so neither a bug nor a
+   * pragma can write through it.
+   */
+  static Connection openReadOnly(Path file) throws SQLException {
+    SQLiteConfig config = new SQLiteConfig();
+    config.setReadOnly(true);
+    Connection c = config.createConnection(url(file));
+    try (Statement s = c.createStatement()) {
+      s.executeUpdate("PRAGMA query_only = ON");
+      s.executeUpdate("PRAGMA busy_timeout = " + BUSY_TIMEOUT_MILLIS);
+      s.executeUpdate("PRAGMA cache_size = -" + READER_CACHE_KIB);
+      s.executeUpdate("PRAGMA temp_store = MEMORY");
+      return c;
+    } catch (SQLException | RuntimeException e) {
+      c.close();
+      throw e;
+    }
+  }
+
+  static String queryString(Statement s, String sql) throws SQLException {
+    try (ResultSet r = s.executeQuery(sql)) {
+      return r.next() ? r.getString(1) : null;
+    }
+  }
+
+  static long queryLong(Statement s, String sql) throws SQLException {
+    try (ResultSet r = s.executeQuery(sql)) {
+      Invariants.check(r.next(), "no row from %s", sql);
+      return r.getLong(1);
+    }
+  }
+
+  private static String url(Path file) {
+    return "jdbc:sqlite:" + file.toAbsolutePath();
+  }
+}

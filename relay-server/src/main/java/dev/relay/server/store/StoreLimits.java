@@ -1,0 +1,35 @@
+package dev.relay.server.store;
+
+import java.time.Duration;
+
+/**
+ * Fixed limits on a single request to the store. The wire protocol's limits must not exceed these;
+ * a request past one is refused with {@link StoreError#INVALID_ARGUMENT}.
+ */
+public final class StoreLimits {
+  /** Longest queue name, in chars. */
+  public static final int QUEUE_NAME_CHARS_MAX = 255;
+
+  /** Longest idempotency key, in chars. */
+  public static final int IDEMPOTENCY_KEY_CHARS_MAX = 255;
+
+  /** Longest nack error text kept; longer texts are cut here (the start is what matters). */
+  public static final int ERROR_TEXT_CHARS_MAX = 4096;
+
+  /** Most jobs in one atomic enqueue batch, so one command cannot hold the writer for long. */
+  public static final int ENQUEUE_BATCH_JOBS_MAX = 1000;
+
+  /** Most jobs one lease request may claim. */
+  public static final int LEASE_JOBS_MAX = 1000;
+
+  /** Most queues one lease request may name (each costs four index seeks). */
+  public static final int LEASE_QUEUES_MAX = 64;
+
+  /** Longest retry delay a nack may ask for. */
+  public static final Duration RETRY_DELAY_MAX = Duration.ofDays(365);
+
+  /** Most dead jobs in one page of {@link JobStore#listDead}. */
+  public static final int DEAD_PAGE_JOBS_MAX = 1000;
+
+  private StoreLimits() {}
+}

@@ -1,0 +1,129 @@
+package dev.relay.server.store;
+
+import dev.relay.protocol.LeaseToken;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.InstantSource;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * What a {@link WriteCommand} may use: the write connection's cached statements, the time read once
+ * per command, counts that include uncommitted changes of the running batch, and the places to
+ * record effects that are published after COMMIT. Confined to the writer thread.
+ */
+final class WriteContext implements AutoCloseable {
+  final StoreConfig config;
+  final Backoff backoff;
+  final Effects batch = new Effects();
+  final Effects command = new Effects();
+
+  private final Connection connection;
+  private final InstantSource clock;
+  private final SecureRandom tokens;
+  private final QueueCounts committed;
+  private final Map<String, PreparedStatement> statements = new HashMap<>();
+  private long nowMillis;
+
+  WriteContext(
+      Connection connection,
+      StoreConfig config,
+      InstantSource clock,
+      SecureRandom tokens,
+      Backoff backoff,
+      QueueCounts committed) {
+    this.connection = connection;
+    this.config = config;
+    this.clock = clock;
+    this.tokens = tokens;
+    this.backoff = backoff;
+    this.committed = committed;
+  }
+
+  Connection connection() {
+    return connection;
+  }
+
+  /**
+   * A prepared statement for {@code sql}, prepared once and reused. Callers bind every parameter
+   * and close any ResultSet they open, so the statement is reset before the next command.
+   */
+  PreparedStatement statement(String sql) throws SQLException {
+    PreparedStatement s = statements.get(sql);
+    if (s == null) {
+      s = connection.prepareStatement(sql);
+      statements.put(sql, s);
+    }
+    return s;
+  }
+
+  /** Milliseconds since the epoch, read from the store clock when the command started. */
+  long now() {
+    return nowMillis;
+  }
+
+  LeaseToken newToken() {
+    return LeaseToken.random(tokens);
+  }
+
+  /** Jobs of {@code queue} in {@code state}, including changes not yet committed. */
+  long count(String queue, JobState state) {
+    return committed.get(queue, state) + batch.delta(queue, state) + command.delta(queue, state);
+  }
+
+  /** Jobs of {@code queue} in any state, including changes not yet committed. */
+  long total(String queue) {
+    long total = 0;
+    for (JobState state : JobState.values()) {
+      total += count(queue, state);
+    }
+    return total;
+  }
+
+  /** A job of {@code queue} moved between states; {@code null} means created or deleted. */
+  void moved(String queue, JobState from, JobState to) {
+    command.moved(queue, from, to);
+  }
+
+  /** A job of {@code queue} can be leased now: tell the availability listener after commit. */
+  void available(String queue) {
+    command.availableQueues.add(queue);
+  }
+
+  void event(StoreCounters.Event event) {
+    command.events[event.ordinal()]++;
+  }
+
+  void commandStarted() {
+    command.clear();
+    nowMillis = clock.millis();
+  }
+
+  void commandSucceeded() {
+    batch.addAll(command);
+    command.clear();
+  }
+
+  void commandFailed() {
+    command.clear();
+  }
+
+  void batchStarted() {
+    batch.clear();
+    command.clear();
+  }
+
+  @Override
+  public void close() {
+    for (PreparedStatement s : statements.values()) {
+      try {
+        s.close();
+      } catch (SQLException e) {
+        // The connection is closed next, which frees the statement anyway.
+      }
+    }
+    statements.clear();
+  }
+}

@@ -1,0 +1,373 @@
+package dev.relay.server.store;
+
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.sqlite.SQLiteErrorCode;
+import org.sqlite.SQLiteException;
+
+/**
+ * The one thread that owns the only write connection. Callers submit commands through a bounded
+ * queue and get a future; a full queue fails the future at once. The writer takes one command,
+ * drains what else is waiting (up to the batch cap), runs them in one {@code BEGIN IMMEDIATE ...
+ * COMMIT}, each in its own savepoint, and completes the futures only after COMMIT has returned.
+ *
+ * <p>Failures: a command's {@link StoreException} rolls back its savepoint only; an I/O error rolls
+ * back the batch and fails it with a retryable STORE_UNAVAILABLE while the writer runs on; a broken
+ * invariant (or a corrupt file) rolls back, fails everything pending with INTERNAL and stops the
+ * writer for good.
+ */
+final class Writer {
+  static final String THREAD_NAME = "relay-writer";
+
+  private static final Logger log = LoggerFactory.getLogger(Writer.class);
+
+  private enum Status {
+    RUNNING,
+    CLOSING,
+    BROKEN
+  }
+
+  /** Marks the end of the queue for {@link #close()}. */
+  private static final Task<Void> STOP = new Task<>(null, false);
+
+  private final ArrayBlockingQueue<Task<?>> queue;
+  private final int capacity;
+  private final int batchMax;
+  private final WriteContext context;
+  private final QueueCounts counts;
+  private final StoreCounters counters;
+  private final Thread thread;
+  private final AtomicReference<Status> status = new AtomicReference<>(Status.RUNNING);
+  private volatile Throwable brokenBy;
+  private volatile CommitObserver observer = CommitObserver.NONE;
+  private volatile Consumer<Set<String>> availabilityListener = queues -> {};
+  private volatile SQLiteErrorCode faultForNextBatch;
+
+  Writer(WriteContext context, QueueCounts counts, StoreCounters counters) {
+    StoreConfig config = context.config;
+    this.capacity = config.writerQueueCapacity();
+    this.queue = new ArrayBlockingQueue<>(capacity);
+    this.batchMax = config.commitMode() == CommitMode.GROUP ? config.batchCommandsMax() : 1;
+    this.context = context;
+    this.counts = counts;
+    this.counters = counters;
+    this.thread = new Thread(this::loop, THREAD_NAME);
+    // Daemon, so a forgotten close() cannot keep the JVM alive; SQLite's journal makes an
+    // interrupted transaction all-or-nothing anyway.
+    thread.setDaemon(true);
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  /** Queues {@code command} for the next batch; never blocks. */
+  <T> CompletableFuture<T> submit(WriteCommand<T> command) {
+    return enqueue(new Task<>(command, true));
+  }
+
+  /**
+   * Queues {@code command} to run between batches, outside any transaction: for statements SQLite
+   * refuses inside one, and for tests that set a pragma on the write connection.
+   */
+  <T> CompletableFuture<T> submitOutsideTransaction(WriteCommand<T> command) {
+    return enqueue(new Task<>(command, false));
+  }
+
+  private <T> CompletableFuture<T> enqueue(Task<T> task) {
+    StoreException refusal = refusal();
+    if (refusal != null) {
+      task.future.completeExceptionally(refusal);
+    } else if (!queue.offer(task)) {
+      task.future.completeExceptionally(
+          new StoreException(
+              StoreError.OVERLOADED,
+              "the writer queue is full (" + capacity + " commands, writerQueueCapacity)"));
+    } else if (refusal() != null && queue.remove(task)) {
+      // close() or a broken invariant raced with this offer and may have drained already.
+      task.future.completeExceptionally(refusal());
+    }
+    return task.future;
+  }
+
+  private StoreException refusal() {
+    return switch (status.get()) {
+      case RUNNING -> null;
+      case CLOSING -> new StoreException(StoreError.SHUTTING_DOWN, "the store is closing");
+      case BROKEN ->
+          new StoreException(
+              StoreError.INTERNAL,
+              "the writer stopped after a broken invariant: " + brokenBy,
+              brokenBy);
+    };
+  }
+
+  int depth() {
+    return queue.size();
+  }
+
+  boolean isWriterThread() {
+    return Thread.currentThread() == thread;
+  }
+
+  void setObserver(CommitObserver observer) {
+    this.observer = observer;
+  }
+
+  void setAvailabilityListener(Consumer<Set<String>> listener) {
+    this.availabilityListener = listener;
+  }
+
+  /** Test seam: the next batch fails with {@code code} just before COMMIT, as if SQLite had. */
+  void failNextBatch(SQLiteErrorCode code) {
+    faultForNextBatch = code;
+  }
+
+  private void loop() {
+    List<Task<?>> drained = new ArrayList<>(batchMax);
+    try {
+      boolean stop = false;
+      while (!stop) {
+        drained.clear();
+        drained.add(queue.take());
+        queue.drainTo(drained, batchMax - 1);
+        stop = runAll(drained);
+      }
+    } catch (InterruptedException e) {
+      // Nobody interrupts the writer; if something does, stop as loudly as for a bug.
+      stopBroken(drained, e);
+    } catch (RuntimeException | Error e) {
+      stopBroken(drained, e);
+    }
+  }
+
+  /** Runs the drained tasks in order; answers whether the writer must stop. */
+  private boolean runAll(List<Task<?>> drained) {
+    List<Task<?>> batch = new ArrayList<>(drained.size());
+    boolean stop = false;
+    for (Task<?> task : drained) {
+      if (task == STOP) {
+        stop = true;
+      } else if (task.transactional) {
+        batch.add(task);
+      } else {
+        if (!runBatch(batch)) {
+          stopBroken(drained, brokenBy);
+          return true;
+        }
+        batch.clear();
+        runOutsideTransaction(task);
+      }
+    }
+    if (!runBatch(batch)) {
+      stopBroken(drained, brokenBy);
+      return true;
+    }
+    return stop;
+  }
+
+  /** Runs one transaction; answers false when a broken invariant must stop the writer. */
+  private boolean runBatch(List<Task<?>> batch) {
+    if (batch.isEmpty()) {
+      return true;
+    }
+    long start = System.nanoTime();
+    context.batchStarted();
+    int succeeded = 0;
+    try {
+      execute("BEGIN IMMEDIATE");
+      for (Task<?> task : batch) {
+        succeeded += runInSavepoint(task) ? 1 : 0;
+      }
+      injectFault();
+      execute("COMMIT");
+    } catch (SQLException e) {
+      rollback(e);
+      context.batchStarted();
+      if (SqliteErrors.isCorruption(e)) {
+        brokenBy = e;
+        return false;
+      }
+      log.warn("write batch of {} commands rolled back: {}", batch.size(), e.toString());
+      StoreException failure =
+          new StoreException(
+              StoreError.STORE_UNAVAILABLE,
+              "the store could not write, nothing of this request was kept: " + e.getMessage(),
+              e);
+      for (Task<?> task : batch) {
+        task.future.completeExceptionally(failure);
+      }
+      return true;
+    } catch (RuntimeException | Error e) {
+      rollback(e);
+      context.batchStarted();
+      brokenBy = e;
+      return false;
+    }
+    publish(batch, succeeded, System.nanoTime() - start);
+    return true;
+  }
+
+  private <T> boolean runInSavepoint(Task<T> task) throws SQLException {
+    execute("SAVEPOINT command");
+    context.commandStarted();
+    try {
+      task.result = task.command.execute(context);
+      execute("RELEASE command");
+      context.commandSucceeded();
+      return true;
+    } catch (StoreException e) {
+      task.failure = e;
+    } catch (SQLException e) {
+      if (SqliteErrors.isEnvironmental(e) || SqliteErrors.isCorruption(e)) {
+        throw e;
+      }
+      log.error("a store command failed with an unexpected SQLite error", e);
+      task.failure =
+          new StoreException(StoreError.INTERNAL, "unexpected SQLite error: " + e.getMessage(), e);
+    }
+    execute("ROLLBACK TO command");
+    execute("RELEASE command");
+    context.commandFailed();
+    return false;
+  }
+
+  private void publish(List<Task<?>> batch, int succeeded, long commitNanos) {
+    Effects effects = context.batch;
+    counts.apply(effects.stateDeltas);
+    counters.add(effects.events);
+    counters.committed(succeeded);
+    Set<String> available = Set.copyOf(effects.availableQueues);
+    context.batchStarted();
+    try {
+      observer.committed(batch.size(), commitNanos);
+    } catch (RuntimeException e) {
+      log.warn("commit observer failed", e);
+    }
+    for (Task<?> task : batch) {
+      task.complete();
+    }
+    if (!available.isEmpty()) {
+      try {
+        availabilityListener.accept(available);
+      } catch (RuntimeException e) {
+        log.warn("availability listener failed", e);
+      }
+    }
+  }
+
+  private <T> void runOutsideTransaction(Task<T> task) {
+    context.commandStarted();
+    try {
+      task.result = task.command.execute(context);
+    } catch (StoreException e) {
+      task.failure = e;
+    } catch (SQLException e) {
+      task.failure =
+          new StoreException(StoreError.STORE_UNAVAILABLE, "SQLite failed: " + e.getMessage(), e);
+    }
+    context.commandFailed();
+    task.complete();
+  }
+
+  private void injectFault() throws SQLiteException {
+    SQLiteErrorCode fault = faultForNextBatch;
+    if (fault != null) {
+      faultForNextBatch = null;
+      throw new SQLiteException("injected fault before COMMIT: " + fault.message, fault);
+    }
+  }
+
+  private void execute(String sql) throws SQLException {
+    context.statement(sql).executeUpdate();
+  }
+
+  private void rollback(Throwable cause) {
+    try {
+      execute("ROLLBACK");
+    } catch (SQLException e) {
+      // SQLite may have rolled back already (it does on some I/O errors); keep the cause.
+      cause.addSuppressed(e);
+    }
+  }
+
+  /** Fails everything pending with INTERNAL and refuses all later submits. */
+  private void stopBroken(List<Task<?>> pending, Throwable cause) {
+    brokenBy = cause;
+    status.set(Status.BROKEN);
+    log.error(
+        "STORE WRITER STOPPED: {}. Every later write fails with INTERNAL until restart.",
+        cause,
+        cause);
+    StoreException failure =
+        new StoreException(
+            StoreError.INTERNAL, "the writer stopped after a broken invariant: " + cause, cause);
+    List<Task<?>> rest = new ArrayList<>(pending);
+    queue.drainTo(rest);
+    for (Task<?> task : rest) {
+      if (task != STOP) {
+        task.future.completeExceptionally(failure);
+      }
+    }
+  }
+
+  /**
+   * Stops accepting commands, lets the writer finish every command already queued, then fails any
+   * that raced in after the last drain with SHUTTING_DOWN.
+   */
+  void close() {
+    Invariants.check(!isWriterThread(), "close() called on the writer thread");
+    status.compareAndSet(Status.RUNNING, Status.CLOSING);
+    boolean interrupted = false;
+    try {
+      while (thread.isAlive() && !queue.offer(STOP, 50, TimeUnit.MILLISECONDS)) {
+        // The writer is draining a full queue; try again.
+      }
+      thread.join();
+    } catch (InterruptedException e) {
+      interrupted = true;
+    }
+    StoreException failure = new StoreException(StoreError.SHUTTING_DOWN, "the store closed");
+    List<Task<?>> rest = new ArrayList<>();
+    queue.drainTo(rest);
+    for (Task<?> task : rest) {
+      if (task != STOP) {
+        task.future.completeExceptionally(failure);
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** One submitted command and its future; identity matters for {@code queue.remove}. */
+  private static final class Task<T> {
+    final WriteCommand<T> command;
+    final boolean transactional;
+    final CompletableFuture<T> future = new CompletableFuture<>();
+    T result;
+    StoreException failure;
+
+    Task(WriteCommand<T> command, boolean transactional) {
+      this.command = command;
+      this.transactional = transactional;
+    }
+
+    void complete() {
+      if (failure != null) {
+        future.completeExceptionally(failure);
+      } else {
+        future.complete(result);
+      }
+    }
+  }
+}

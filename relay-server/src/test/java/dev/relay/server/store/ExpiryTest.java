@@ -1,0 +1,171 @@
+package dev.relay.server.store;
+
+import static dev.relay.server.store.TestStores.bytes;
+import static dev.relay.server.store.TestStores.enqueue;
+import static dev.relay.server.store.TestStores.inspect;
+import static dev.relay.server.store.TestStores.join;
+import static dev.relay.server.store.TestStores.lease;
+import static dev.relay.server.store.TestStores.leaseOne;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Lease expiry: the sweep returns jobs, never undoes an ack, and lost acks mean redelivery. */
+class ExpiryTest {
+  @TempDir Path dir;
+  final TestClock clock = new TestClock();
+  JobStore store;
+
+  @BeforeEach
+  void open() {
+    store = TestStores.open(dir, clock);
+  }
+
+  @AfterEach
+  void close() {
+    store.close();
+  }
+
+  @Test
+  void lost_ack_means_the_job_is_delivered_again_with_a_higher_attempt_and_fencing() {
+    long id = enqueue(store, "q", "payload");
+    LeasedJob first = leaseOne(store, "q");
+    clock.advance(TestStores.LEASE);
+    assertThat(store.expireLeases()).isEqualTo(new ExpiryResult(1, 0));
+    assertThat(store.counters().expired()).isEqualTo(1);
+
+    JobView waiting = inspect(store, id);
+    assertThat(waiting.state()).isEqualTo(JobState.READY);
+    assertThat(waiting.availableAt()).isEqualTo(clock.instant().plusSeconds(1));
+    assertThat(lease(store, "q", 1)).isEmpty();
+
+    clock.advance(Duration.ofSeconds(1));
+    LeasedJob second = leaseOne(store, "q");
+    assertThat(second.jobId()).isEqualTo(id);
+    assertThat(second.attempt()).isEqualTo(2);
+    assertThat(second.fencing()).isGreaterThan(first.fencing());
+    assertThat(second.token()).isNotEqualTo(first.token());
+    assertThat(join(store.ack(id, first.token()))).isEqualTo(Outcome.STALE_TOKEN);
+    assertThat(join(store.ack(id, second.token()))).isEqualTo(Outcome.OK);
+  }
+
+  @Test
+  void an_expired_lease_with_no_attempts_left_becomes_dead_with_reason_lease_expired() {
+    long id = join(store.enqueue(new NewJob("q", bytes("p"), 0, null, 1, null))).jobId();
+    leaseOne(store, "q");
+    clock.advance(TestStores.LEASE);
+    assertThat(store.expireLeases()).isEqualTo(new ExpiryResult(0, 1));
+    JobView dead = inspect(store, id);
+    assertThat(dead.state()).isEqualTo(JobState.DEAD);
+    assertThat(dead.deadReason()).isEqualTo("lease expired");
+    assertThat(dead.finishedAt()).isEqualTo(clock.instant());
+    assertThat(dead.expiries()).isEqualTo(1);
+  }
+
+  // The writer runs one command at a time, so a sweep can never read a lease and then see it
+  // change before its UPDATE. These tests hand the rescue a lease read earlier anyway, to show
+  // that the compare-and-set alone would keep an ack or a renew safe.
+
+  @Test
+  void a_rescue_of_a_lease_read_before_an_ack_does_not_undo_the_ack() {
+    long id = enqueue(store, "q", "payload");
+    LeasedJob job = leaseOne(store, "q");
+    clock.advance(TestStores.LEASE.minusMillis(1));
+    LeaseRescue.Lease stale = join(store.submitWrite(context -> readLease(context, id)));
+    assertThat(join(store.ack(id, job.token()))).isEqualTo(Outcome.OK);
+    clock.advance(Duration.ofMinutes(1));
+
+    for (LeaseRescue.Rescue why : LeaseRescue.Rescue.values()) {
+      JobState result = join(store.submitWrite(context -> LeaseRescue.rescue(context, stale, why)));
+      assertThat(result).isEqualTo(JobState.LEASED);
+    }
+    assertThat(inspect(store, id).state()).isEqualTo(JobState.DONE);
+    assertThat(join(store.ack(id, job.token()))).isEqualTo(Outcome.ALREADY_ACKED);
+  }
+
+  @Test
+  void a_rescue_of_a_lease_read_before_a_renew_leaves_the_renewed_lease_alone() {
+    long id = enqueue(store, "q", "payload");
+    LeasedJob job = leaseOne(store, "q");
+    clock.advance(TestStores.LEASE.minusMillis(1));
+    LeaseRescue.Lease stale = join(store.submitWrite(context -> readLease(context, id)));
+    assertThat(join(store.renew(id, job.token(), TestStores.LEASE)).outcome())
+        .isEqualTo(Outcome.OK);
+    clock.advance(Duration.ofMillis(1));
+
+    JobState result =
+        join(
+            store.submitWrite(
+                context -> LeaseRescue.rescue(context, stale, LeaseRescue.Rescue.EXPIRED)));
+    assertThat(result).isEqualTo(JobState.LEASED);
+    assertThat(join(store.ack(id, job.token()))).isEqualTo(Outcome.OK);
+  }
+
+  private static LeaseRescue.Lease readLease(WriteContext context, long id) throws SQLException {
+    try (Statement s = context.connection().createStatement();
+        ResultSet r =
+            s.executeQuery(
+                "SELECT id, queue, attempts, max_attempts, lease_token FROM jobs WHERE id = "
+                    + id)) {
+      r.next();
+      return new LeaseRescue.Lease(
+          r.getLong(1), r.getString(2), r.getInt(3), r.getInt(4), r.getBytes(5));
+    }
+  }
+
+  @Test
+  void expiry_sweep_racing_acks_never_undoes_an_ack() throws Exception {
+    int jobs = 200;
+    List<NewJob> batch = new ArrayList<>();
+    IntStream.range(0, jobs).forEach(i -> batch.add(NewJob.of("q", bytes("p" + i), 0)));
+    join(store.enqueueBatch(batch));
+    List<LeasedJob> leased = lease(store, "q", jobs);
+    assertThat(leased).hasSize(jobs);
+    clock.advance(TestStores.LEASE.minusMillis(1));
+
+    List<CompletableFuture<Outcome>> acks = new ArrayList<>();
+    Thread sweeper =
+        new Thread(
+            () -> {
+              clock.advance(Duration.ofMillis(1));
+              store.expireLeases();
+            });
+    for (int i = 0; i < jobs; i++) {
+      if (i == jobs / 4) {
+        sweeper.start();
+      }
+      LeasedJob job = leased.get(i);
+      acks.add(store.ack(job.jobId(), job.token()));
+    }
+    sweeper.join();
+    store.expireLeases();
+
+    int ok = 0;
+    for (int i = 0; i < jobs; i++) {
+      Outcome outcome = join(acks.get(i));
+      JobView view = inspect(store, leased.get(i).jobId());
+      if (outcome == Outcome.OK) {
+        ok++;
+        assertThat(view.state()).as("acked job %d", view.id()).isEqualTo(JobState.DONE);
+      } else {
+        assertThat(outcome).isIn(Outcome.LEASE_EXPIRED, Outcome.NOT_LEASED);
+        assertThat(view.state()).isEqualTo(JobState.READY);
+        assertThat(view.expiries()).isEqualTo(1);
+      }
+    }
+    assertThat(ok).isGreaterThanOrEqualTo(jobs / 4);
+    assertThat(store.counters().acked() + store.counters().expired()).isEqualTo(jobs);
+  }
+}

@@ -1,0 +1,148 @@
+package dev.relay.server.store;
+
+import static dev.relay.server.store.TestStores.enqueue;
+import static dev.relay.server.store.TestStores.inspect;
+import static dev.relay.server.store.TestStores.join;
+import static dev.relay.server.store.TestStores.lease;
+import static dev.relay.server.store.TestStores.leaseOne;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relay.protocol.LeaseToken;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Fencing tokens: only the current lease's token can act on a job, and fencing only grows. */
+class FencingTest {
+  @TempDir Path dir;
+  final TestClock clock = new TestClock();
+  JobStore store;
+
+  @BeforeEach
+  void open() {
+    store = TestStores.open(dir, clock);
+  }
+
+  @AfterEach
+  void close() {
+    store.close();
+  }
+
+  /** Leases a job, lets the lease expire and leases it again: answers {old, current}. */
+  private LeasedJob[] reassigned() {
+    enqueue(store, "q", "payload");
+    LeasedJob old = leaseOne(store, "q");
+    clock.advance(TestStores.LEASE);
+    assertThat(store.expireLeases().requeued()).isEqualTo(1);
+    clock.advance(StoreConfig.BACKOFF_BASE_DEFAULT);
+    LeasedJob current = leaseOne(store, "q");
+    assertThat(current.jobId()).isEqualTo(old.jobId());
+    return new LeasedJob[] {old, current};
+  }
+
+  @Test
+  void stale_token_ack_nack_release_and_renew_are_rejected_and_change_nothing() {
+    LeasedJob[] jobs = reassigned();
+    LeasedJob old = jobs[0];
+    LeasedJob current = jobs[1];
+    JobView before = inspect(store, current.jobId());
+
+    assertThat(join(store.ack(old.jobId(), old.token()))).isEqualTo(Outcome.STALE_TOKEN);
+    assertThat(join(store.nack(old.jobId(), old.token(), "boom", null)))
+        .isEqualTo(Outcome.STALE_TOKEN);
+    assertThat(join(store.release(old.jobId(), old.token()))).isEqualTo(Outcome.STALE_TOKEN);
+    RenewResult renew = join(store.renew(old.jobId(), old.token(), Duration.ofMinutes(5)));
+    assertThat(renew.outcome()).isEqualTo(Outcome.STALE_TOKEN);
+    assertThat(renew.leaseExpiresAt()).isNull();
+
+    assertThat(inspect(store, current.jobId())).isEqualTo(before);
+    assertThat(join(store.ack(current.jobId(), current.token()))).isEqualTo(Outcome.OK);
+  }
+
+  @Test
+  void a_forged_token_is_rejected_like_a_stale_one() {
+    enqueue(store, "q", "payload");
+    LeasedJob job = leaseOne(store, "q");
+    LeaseToken forged = LeaseToken.random(new SecureRandom());
+    assertThat(join(store.ack(job.jobId(), forged))).isEqualTo(Outcome.STALE_TOKEN);
+    assertThat(inspect(store, job.jobId()).state()).isEqualTo(JobState.LEASED);
+  }
+
+  @Test
+  void token_of_a_lease_that_expired_back_to_ready_answers_not_leased() {
+    long id = enqueue(store, "q", "payload");
+    LeasedJob job = leaseOne(store, "q");
+    clock.advance(TestStores.LEASE);
+    store.expireLeases();
+    JobView before = inspect(store, id);
+
+    assertThat(join(store.ack(id, job.token()))).isEqualTo(Outcome.NOT_LEASED);
+    assertThat(join(store.nack(id, job.token(), "late", null))).isEqualTo(Outcome.NOT_LEASED);
+    assertThat(join(store.release(id, job.token()))).isEqualTo(Outcome.NOT_LEASED);
+    assertThat(join(store.renew(id, job.token(), TestStores.LEASE)).outcome())
+        .isEqualTo(Outcome.NOT_LEASED);
+    assertThat(inspect(store, id)).isEqualTo(before);
+  }
+
+  @Test
+  void repeated_ack_with_the_acking_token_answers_already_acked_and_another_token_is_stale() {
+    enqueue(store, "q", "payload");
+    LeasedJob job = leaseOne(store, "q");
+    assertThat(join(store.ack(job.jobId(), job.token()))).isEqualTo(Outcome.OK);
+    JobView done = inspect(store, job.jobId());
+
+    assertThat(join(store.ack(job.jobId(), job.token()))).isEqualTo(Outcome.ALREADY_ACKED);
+    LeaseToken other = LeaseToken.random(new SecureRandom());
+    assertThat(join(store.ack(job.jobId(), other))).isEqualTo(Outcome.STALE_TOKEN);
+    assertThat(join(store.nack(job.jobId(), job.token(), "x", null)))
+        .isEqualTo(Outcome.ALREADY_ACKED);
+    assertThat(inspect(store, job.jobId())).isEqualTo(done);
+    assertThat(store.counters().acked()).isEqualTo(1);
+  }
+
+  @Test
+  void fencing_grows_with_every_lease_and_release_does_not_spend_the_attempt() {
+    long id = enqueue(store, "q", "payload");
+    long lastFencing = 0;
+    for (int i = 1; i <= 4; i++) {
+      LeasedJob job = leaseOne(store, "q");
+      assertThat(job.fencing()).isEqualTo(lastFencing + 1);
+      assertThat(job.attempt()).isEqualTo(1);
+      lastFencing = job.fencing();
+      assertThat(join(store.release(id, job.token()))).isEqualTo(Outcome.OK);
+    }
+    JobView view = inspect(store, id);
+    assertThat(view.fencing()).isEqualTo(4);
+    assertThat(view.attempts()).isZero();
+    assertThat(view.state()).isEqualTo(JobState.READY);
+    assertThat(store.counters().released()).isEqualTo(4);
+  }
+
+  @Test
+  void a_done_job_is_never_leased_again() {
+    long id = enqueue(store, "q", "payload");
+    LeasedJob job = leaseOne(store, "q");
+    join(store.ack(id, job.token()));
+    clock.advance(Duration.ofDays(1));
+    store.expireLeases();
+    assertThat(lease(store, "q", 10)).isEmpty();
+    assertThat(inspect(store, id).state()).isEqualTo(JobState.DONE);
+  }
+
+  @Test
+  void a_dead_job_is_never_leased_again_and_its_last_token_is_refused() {
+    long id = join(store.enqueue(new NewJob("q", TestStores.bytes("p"), 0, null, 1, null))).jobId();
+    LeasedJob job = leaseOne(store, "q");
+    assertThat(join(store.nack(id, job.token(), "fatal", Duration.ZERO))).isEqualTo(Outcome.OK);
+    assertThat(inspect(store, id).state()).isEqualTo(JobState.DEAD);
+
+    assertThat(lease(store, "q", 10)).isEmpty();
+    assertThat(join(store.ack(id, job.token()))).isEqualTo(Outcome.NOT_LEASED);
+    assertThat(join(store.renew(id, job.token(), TestStores.LEASE)).outcome())
+        .isEqualTo(Outcome.NOT_LEASED);
+  }
+}

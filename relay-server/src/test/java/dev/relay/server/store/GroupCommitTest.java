@@ -1,0 +1,192 @@
+package dev.relay.server.store;
+
+import static dev.relay.server.store.TestStores.bytes;
+import static dev.relay.server.store.TestStores.join;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sqlite.SQLiteConfig;
+
+/**
+ * Group commit: commands waiting together share one transaction, each in its own savepoint, and no
+ * future completes before the commit that made its change durable.
+ */
+class GroupCommitTest {
+  @TempDir Path dir;
+  final TestClock clock = new TestClock();
+  final List<Integer> batchSizes = new CopyOnWriteArrayList<>();
+  JobStore store;
+
+  private void open(CommitMode mode) {
+    store = TestStores.open(TestStores.config(dir).commitMode(mode).build(), clock);
+    store.setCommitObserver((commands, nanos) -> batchSizes.add(commands));
+  }
+
+  @AfterEach
+  void close() {
+    store.close();
+  }
+
+  private CompletableFuture<EnqueueResult> enqueue(String payload) {
+    return store.enqueue(NewJob.of("q", bytes(payload), 0));
+  }
+
+  @Test
+  void a_failing_command_in_a_batch_does_not_undo_the_others() throws Exception {
+    open(CommitMode.GROUP);
+    WriterGate gate = new WriterGate(store);
+    CompletableFuture<EnqueueResult> before = enqueue("before");
+    CompletableFuture<Object> doomed =
+        store.submitWrite(
+            context -> {
+              new EnqueueCommand(List.of(NewJob.of("q", bytes("doomed"), 0))).execute(context);
+              throw new StoreException(StoreError.INVALID_ARGUMENT, "refused after writing");
+            });
+    CompletableFuture<EnqueueResult> after = enqueue("after");
+    batchSizes.clear();
+    gate.open();
+
+    long a = join(before).jobId();
+    long b = join(after).jobId();
+    assertThat(TestStores.failure(doomed).getMessage()).contains("refused after writing");
+    assertThat(batchSizes).contains(3);
+    assertThat(payloadsOnDisk()).containsExactly("before", "after");
+    assertThat(TestStores.lease(store, "q", 10)).extracting(LeasedJob::jobId).containsExactly(a, b);
+    assertThat(store.counters().enqueued()).isEqualTo(2);
+  }
+
+  @Test
+  void no_future_completes_before_its_commit_is_visible_to_another_connection() throws Exception {
+    open(CommitMode.GROUP);
+    SQLiteConfig readOnly = new SQLiteConfig();
+    readOnly.setReadOnly(true);
+    try (Connection reader =
+        readOnly.createConnection("jdbc:sqlite:" + dir.resolve("relay.db").toAbsolutePath())) {
+      List<CompletableFuture<Boolean>> seen = new ArrayList<>();
+      WriterGate gate = new WriterGate(store);
+      for (int i = 0; i < 20; i++) {
+        seen.add(enqueue("job-" + i).thenApply(r -> visible(reader, r.jobId())));
+      }
+      gate.open();
+      for (CompletableFuture<Boolean> s : seen) {
+        assertThat(join(s)).isTrue();
+      }
+    }
+  }
+
+  private static synchronized boolean visible(Connection reader, long id) {
+    try (Statement s = reader.createStatement();
+        ResultSet r = s.executeQuery("SELECT COUNT(*) FROM jobs WHERE id = " + id)) {
+      r.next();
+      return r.getLong(1) == 1;
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
+  void concurrent_submitters_share_batches_larger_than_one() throws Exception {
+    open(CommitMode.GROUP);
+    int threads = 4;
+    int perThread = 50;
+    long committedBefore = store.counters().committedCommands();
+    WriterGate gate = new WriterGate(store);
+    List<CompletableFuture<EnqueueResult>> all = submitConcurrently(threads, perThread);
+    batchSizes.clear();
+    gate.open();
+    for (CompletableFuture<EnqueueResult> f : all) {
+      join(f);
+    }
+    assertThat(batchSizes).anyMatch(size -> size > 1);
+    assertThat(batchSizes).allMatch(size -> size <= StoreConfig.BATCH_COMMANDS_MAX_DEFAULT);
+    // The gate's own batch (one command) commits after the gate opens, so it is counted too.
+    assertThat(batchSizes.stream().mapToInt(Integer::intValue).sum())
+        .isEqualTo(threads * perThread + 1);
+    assertThat(store.counters().committedCommands() - committedBefore)
+        .isEqualTo(threads * perThread + 1L);
+  }
+
+  @Test
+  void batches_never_exceed_batch_commands_max() throws Exception {
+    store = TestStores.open(TestStores.config(dir).batchCommandsMax(7).build(), clock);
+    store.setCommitObserver((commands, nanos) -> batchSizes.add(commands));
+    WriterGate gate = new WriterGate(store);
+    List<CompletableFuture<EnqueueResult>> all = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      all.add(enqueue("j" + i));
+    }
+    batchSizes.clear();
+    gate.open();
+    all.forEach(TestStores::join);
+    assertThat(batchSizes).containsExactly(1, 7, 7, 7, 7, 2);
+  }
+
+  @Test
+  void per_operation_mode_commits_every_command_alone() throws Exception {
+    open(CommitMode.PER_OPERATION);
+    WriterGate gate = new WriterGate(store);
+    List<CompletableFuture<EnqueueResult>> all = submitConcurrently(4, 10);
+    batchSizes.clear();
+    gate.open();
+    all.forEach(TestStores::join);
+    assertThat(batchSizes).hasSize(41).containsOnly(1);
+    assertThat(TestStores.lease(store, "q", 100)).hasSize(40);
+  }
+
+  private List<CompletableFuture<EnqueueResult>> submitConcurrently(int threads, int perThread)
+      throws Exception {
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<List<CompletableFuture<EnqueueResult>>>> submitted = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int thread = t;
+        submitted.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  List<CompletableFuture<EnqueueResult>> mine = new ArrayList<>();
+                  for (int i = 0; i < perThread; i++) {
+                    mine.add(enqueue("t" + thread + "-" + i));
+                  }
+                  return mine;
+                }));
+      }
+      start.countDown();
+      List<CompletableFuture<EnqueueResult>> all = new ArrayList<>();
+      for (Future<List<CompletableFuture<EnqueueResult>>> f : submitted) {
+        all.addAll(f.get());
+      }
+      return all;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private List<String> payloadsOnDisk() throws SQLException {
+    List<String> payloads = new ArrayList<>();
+    try (Connection c = TestStores.connect(dir);
+        Statement s = c.createStatement();
+        ResultSet r = s.executeQuery("SELECT payload FROM jobs ORDER BY id")) {
+      while (r.next()) {
+        payloads.add(new String(r.getBytes(1), java.nio.charset.StandardCharsets.UTF_8));
+      }
+    }
+    return payloads;
+  }
+}
