@@ -1,0 +1,65 @@
+package dev.relay.server;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.Optional;
+
+/**
+ * The shared secret every HELLO must present when auth is on; never printed.
+ *
+ * <p>Compared in constant time, so a client cannot learn the token byte by byte from response
+ * timing.
+ */
+public final class AuthToken {
+  /** Longest token accepted, the protocol's HELLO token limit. */
+  public static final int BYTES_MAX = 256;
+
+  private final byte[] secret;
+
+  private AuthToken(byte[] secret) {
+    this.secret = secret;
+  }
+
+  /** A token from its text; blank or over {@link #BYTES_MAX} UTF-8 bytes is rejected. */
+  public static AuthToken of(String secret) {
+    byte[] bytes = secret.getBytes(StandardCharsets.UTF_8);
+    if (secret.isBlank()) {
+      throw new IllegalArgumentException("auth token must not be blank");
+    }
+    if (bytes.length > BYTES_MAX) {
+      throw new IllegalArgumentException(
+          "auth token must be at most " + BYTES_MAX + " bytes, was " + bytes.length);
+    }
+    return new AuthToken(bytes);
+  }
+
+  /** Reads the token from {@code file}, dropping trailing line breaks an editor adds. */
+  public static AuthToken readFrom(Path file) {
+    String text;
+    try {
+      text = Files.readString(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("cannot read auth token file " + file + ": " + e, e);
+    }
+    String trimmed = text.replaceAll("[\\r\\n]+$", "");
+    try {
+      return of(trimmed);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("auth token file " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Whether a HELLO presenting {@code presented} may proceed. */
+  boolean admits(Optional<String> presented) {
+    byte[] other = presented.map(s -> s.getBytes(StandardCharsets.UTF_8)).orElse(new byte[0]);
+    return MessageDigest.isEqual(secret, other);
+  }
+
+  @Override
+  public String toString() {
+    return "AuthToken[redacted]";
+  }
+}

@@ -1,0 +1,286 @@
+package dev.relay.server;
+
+import dev.relay.protocol.ErrorCode;
+import dev.relay.protocol.ErrorResponse;
+import dev.relay.protocol.Frame;
+import dev.relay.protocol.Hello;
+import dev.relay.protocol.Lease;
+import dev.relay.protocol.ProtocolException;
+import dev.relay.protocol.ProtocolLimits;
+import dev.relay.protocol.Request;
+import dev.relay.protocol.Response;
+import dev.relay.protocol.Welcome;
+import dev.relay.server.store.LeaseRequest;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The last inbound handler of a connection: the HELLO handshake, in-flight accounting with read
+ * back-pressure, and dispatch of every request to the store.
+ *
+ * <p>The channel runs with auto-read off. This handler asks for one frame at a time while the
+ * connection has fewer than {@code inFlightRequestsMax} requests being served and its write buffer
+ * is below the high water mark; otherwise it stops asking, the socket buffer fills and TCP pushes
+ * back on the client. Nothing is buffered on the server's side beyond the decoder's one frame.
+ */
+final class ConnectionHandler extends ChannelInboundHandlerAdapter {
+  private static final Logger log = LoggerFactory.getLogger(ConnectionHandler.class);
+
+  private final ServerContext server;
+  private final RequestDispatcher dispatcher;
+  private final Welcome welcome;
+
+  private boolean welcomed;
+  private boolean closing;
+  private boolean readPending;
+  private int inFlight;
+  private ScheduledFuture<?> handshakeTimer;
+
+  ConnectionHandler(ServerContext server, RequestDispatcher dispatcher, Welcome welcome) {
+    this.server = server;
+    this.dispatcher = dispatcher;
+    this.welcome = welcome;
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    Duration timeout = server.limits().handshakeTimeout();
+    handshakeTimer =
+        ctx.executor()
+            .schedule(
+                () -> {
+                  if (!welcomed) {
+                    fail(ctx, 0, ErrorCode.HANDSHAKE_REQUIRED, "no HELLO within " + timeout);
+                  }
+                },
+                timeout.toNanos(),
+                TimeUnit.NANOSECONDS);
+    maybeRead(ctx);
+    ctx.fireChannelActive();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    closing = true;
+    if (handshakeTimer != null) {
+      handshakeTimer.cancel(false);
+    }
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    readPending = false;
+    Frame frame = (Frame) msg; // the decoder emits nothing else
+    if (closing) {
+      return;
+    }
+    if (!welcomed) {
+      handshake(ctx, frame);
+    } else {
+      serve(ctx, frame.requestId(), (Request) frame.message());
+    }
+    maybeRead(ctx);
+  }
+
+  private void handshake(ChannelHandlerContext ctx, Frame frame) {
+    if (!(frame.message() instanceof Hello hello)) {
+      fail(
+          ctx,
+          frame.requestId(),
+          ErrorCode.HANDSHAKE_REQUIRED,
+          "the first frame must be HELLO, was " + frame.message().opcode());
+      return;
+    }
+    if (hello.protocolVersion() != ProtocolLimits.PROTOCOL_VERSION) {
+      fail(
+          ctx,
+          frame.requestId(),
+          ErrorCode.UNSUPPORTED_VERSION,
+          "this server speaks protocol version "
+              + ProtocolLimits.PROTOCOL_VERSION
+              + ", HELLO asked for "
+              + hello.protocolVersion());
+      return;
+    }
+    AuthToken token = server.config().authToken().orElse(null);
+    if (token != null && !token.admits(hello.authToken())) {
+      // Never log what the client sent: it may be a near-miss of the real secret.
+      fail(ctx, frame.requestId(), ErrorCode.UNAUTHORIZED, "missing or wrong auth token");
+      return;
+    }
+    welcomed = true;
+    handshakeTimer.cancel(false);
+    log.debug("{} said HELLO as '{}'", ctx.channel().remoteAddress(), hello.clientName());
+    ctx.writeAndFlush(new Frame(frame.requestId(), welcome), ctx.voidPromise());
+  }
+
+  private void serve(ChannelHandlerContext ctx, int requestId, Request request) {
+    begin();
+    if (request instanceof Hello) {
+      respond(ctx, requestId, Replies.error(ErrorCode.INVALID_STATE, "HELLO was already sent"));
+      return;
+    }
+    if (server.shuttingDown()) {
+      respond(ctx, requestId, Replies.error(ErrorCode.SHUTTING_DOWN, "server is shutting down"));
+      return;
+    }
+    if (request instanceof Lease lease) {
+      lease(ctx, requestId, lease);
+      return;
+    }
+    dispatcher
+        .dispatch(request, ctx.executor())
+        .whenComplete(
+            (response, failure) ->
+                respond(ctx, requestId, failure != null ? Replies.forFailure(failure) : response));
+  }
+
+  private void lease(ChannelHandlerContext ctx, int requestId, Lease lease) {
+    String invalid = checkLease(lease);
+    if (invalid != null) {
+      respond(ctx, requestId, Replies.error(ErrorCode.INVALID_ARGUMENT, invalid));
+      return;
+    }
+    List<String> queues = lease.queues().stream().distinct().toList();
+    LeaseRequest request =
+        new LeaseRequest(
+            queues,
+            lease.maxJobs(),
+            Duration.ofMillis(lease.leaseMillis()),
+            LeaseBudget.payloadBytes(server.limits().frameBytesMax(), lease.maxJobs()));
+    new PendingLease(
+            server,
+            ctx.channel(),
+            request,
+            lease.waitMillis(),
+            response -> respond(ctx, requestId, response))
+        .start();
+  }
+
+  private String checkLease(Lease lease) {
+    ServerLimits limits = server.limits();
+    if (lease.maxJobs() > limits.jobsPerLeaseMax()) {
+      return "maxJobs must be in [1, " + limits.jobsPerLeaseMax() + "], was " + lease.maxJobs();
+    }
+    if (lease.waitMillis() > limits.waitMax().toMillis()) {
+      return "waitMillis must be in [0, "
+          + limits.waitMax().toMillis()
+          + "], was "
+          + lease.waitMillis();
+    }
+    return LeaseLimits.check(server.config().store(), Duration.ofMillis(lease.leaseMillis()));
+  }
+
+  private void begin() {
+    inFlight++;
+    server.counters().requestStarted();
+  }
+
+  /**
+   * Writes one answer, on the event loop, and frees the request's in-flight slot; called exactly
+   * once per {@link #begin()}, also after the connection closed (then nothing is written).
+   */
+  private void respond(ChannelHandlerContext ctx, int requestId, Response response) {
+    inFlight--;
+    server.counters().requestAnswered();
+    if (response instanceof ErrorResponse error) {
+      server.counters().countRejected(error.code());
+    }
+    if (ctx.channel().isActive()) {
+      ctx.writeAndFlush(new Frame(requestId, response), ctx.voidPromise());
+    }
+    maybeRead(ctx);
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    maybeRead(ctx);
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  /** Asks for the next frame unless the connection is at a cap or one is already asked for. */
+  private void maybeRead(ChannelHandlerContext ctx) {
+    if (readPending || closing) {
+      return;
+    }
+    boolean atCap = welcomed ? inFlight >= server.limits().inFlightRequestsMax() : false;
+    if (!atCap && ctx.channel().isWritable()) {
+      readPending = true;
+      ctx.read();
+    }
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof IdleStateEvent) {
+      log.debug(
+          "{} idle for {}, closing", ctx.channel().remoteAddress(), server.limits().idleTimeout());
+      closing = true;
+      ctx.close();
+      return;
+    }
+    ctx.fireUserEventTriggered(evt);
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    ProtocolException protocolError = protocolCause(cause);
+    if (protocolError == null) {
+      if (cause instanceof IOException) {
+        log.debug("{} connection error: {}", ctx.channel().remoteAddress(), cause.toString());
+      } else {
+        log.warn("{} closed after an unexpected error", ctx.channel().remoteAddress(), cause);
+      }
+      closing = true;
+      ctx.close();
+      return;
+    }
+    int requestId = protocolError.requestId().orElse(0);
+    if (!protocolError.fatal()) {
+      if (!welcomed) {
+        fail(ctx, requestId, ErrorCode.HANDSHAKE_REQUIRED, "the first frame must be HELLO");
+      } else if (!closing) {
+        // A well-framed request with one bad field (payload too large): answer it, keep going.
+        begin();
+        respond(ctx, requestId, Replies.error(protocolError.code(), protocolError.getMessage()));
+      }
+      return;
+    }
+    log.warn(
+        "{} sent a bad frame, closing: {} {}",
+        ctx.channel().remoteAddress(),
+        protocolError.code(),
+        protocolError.getMessage());
+    fail(ctx, requestId, protocolError.code(), protocolError.getMessage());
+  }
+
+  private static ProtocolException protocolCause(Throwable cause) {
+    for (Throwable t = cause; t != null; t = t.getCause()) {
+      if (t instanceof ProtocolException p) {
+        return p;
+      }
+    }
+    return null;
+  }
+
+  /** Sends one ERROR and closes the connection once it is written. */
+  private void fail(ChannelHandlerContext ctx, int requestId, ErrorCode code, String message) {
+    if (closing) {
+      return;
+    }
+    closing = true;
+    server.counters().countRejected(code);
+    ctx.writeAndFlush(new Frame(requestId, Replies.error(code, message)))
+        .addListener(ChannelFutureListener.CLOSE);
+  }
+}

@@ -1,0 +1,67 @@
+package dev.relay.server;
+
+import dev.relay.protocol.JobInfo;
+import dev.relay.protocol.JobState;
+import dev.relay.protocol.Leased;
+import dev.relay.protocol.LeasedJob;
+import dev.relay.protocol.Payload;
+import dev.relay.protocol.ProtocolLimits;
+import dev.relay.server.store.JobView;
+import dev.relay.server.store.LeaseResult;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/** Turns the store's result types into protocol messages. */
+final class Conversions {
+  private Conversions() {}
+
+  static Leased leased(LeaseResult result) {
+    List<LeasedJob> jobs =
+        result.jobs().stream()
+            .map(
+                j ->
+                    new LeasedJob(
+                        j.jobId(),
+                        j.queue(),
+                        j.priority(),
+                        j.attempt(),
+                        j.fencing(),
+                        j.token(),
+                        j.enqueuedAt().toEpochMilli(),
+                        j.leaseExpiresAt().toEpochMilli(),
+                        Payload.of(j.payload())))
+            .toList();
+    return new Leased(jobs);
+  }
+
+  static JobInfo jobInfo(JobView v) {
+    return new JobInfo(
+        v.id(),
+        v.queue(),
+        JobState.valueOf(v.state().name()),
+        v.priority(),
+        u16(v.attempts()),
+        v.maxAttempts(),
+        v.fencing(),
+        u16(v.expiries()),
+        u16(v.failures()),
+        v.enqueuedAt().toEpochMilli(),
+        v.availableAt().toEpochMilli(),
+        millisOrNone(v.leaseExpiresAt()),
+        millisOrNone(v.finishedAt()),
+        (int) v.payloadBytes(),
+        Optional.ofNullable(v.lastError()).map(Replies::truncate),
+        Optional.ofNullable(v.deadReason()).map(Replies::truncate),
+        Optional.ofNullable(v.idempotencyKey()));
+  }
+
+  /** Counters are u16 on the wire; a larger count is reported as the largest u16. */
+  private static int u16(long count) {
+    return (int) Math.min(count, ProtocolLimits.U16_MAX);
+  }
+
+  private static long millisOrNone(Instant instant) {
+    return instant == null ? JobInfo.TIME_NONE : instant.toEpochMilli();
+  }
+}

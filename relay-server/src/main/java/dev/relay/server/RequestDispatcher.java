@@ -1,0 +1,263 @@
+package dev.relay.server;
+
+import dev.relay.protocol.Ack;
+import dev.relay.protocol.BackedUp;
+import dev.relay.protocol.Backup;
+import dev.relay.protocol.Cancel;
+import dev.relay.protocol.DeadJobs;
+import dev.relay.protocol.DeadList;
+import dev.relay.protocol.DeadRequeue;
+import dev.relay.protocol.Enqueue;
+import dev.relay.protocol.EnqueueBatch;
+import dev.relay.protocol.Enqueued;
+import dev.relay.protocol.EnqueuedBatch;
+import dev.relay.protocol.ErrorCode;
+import dev.relay.protocol.Inspect;
+import dev.relay.protocol.JobSpec;
+import dev.relay.protocol.Nack;
+import dev.relay.protocol.Ok;
+import dev.relay.protocol.Pause;
+import dev.relay.protocol.Release;
+import dev.relay.protocol.Renew;
+import dev.relay.protocol.Renewed;
+import dev.relay.protocol.Request;
+import dev.relay.protocol.Requeued;
+import dev.relay.protocol.Response;
+import dev.relay.protocol.Resume;
+import dev.relay.protocol.Stats;
+import dev.relay.server.store.NewJob;
+import dev.relay.server.store.Outcome;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+
+/**
+ * Turns each request other than HELLO and LEASE into one store call and its answer.
+ *
+ * <p>The store completes futures on its writer thread; every conversion here runs on the
+ * connection's event loop ({@code loop}) instead, so the writer only commits and the handler can
+ * write the answer directly.
+ */
+final class RequestDispatcher {
+  /** Furthest into the future a delay or run-at may reach, so time arithmetic cannot overflow. */
+  static final Duration SCHEDULE_AHEAD_MAX = Duration.ofDays(365L * 100);
+
+  private final ServerContext server;
+  private final StatsReport stats;
+
+  RequestDispatcher(ServerContext server) {
+    this.server = server;
+    this.stats = new StatsReport(server);
+  }
+
+  CompletableFuture<Response> dispatch(Request request, Executor loop) {
+    // Java 17 has no pattern matching for switch; the sealed Request type keeps this list honest.
+    if (request instanceof Enqueue e) {
+      return enqueue(e.job(), loop);
+    } else if (request instanceof EnqueueBatch b) {
+      return enqueueBatch(b.jobs(), loop);
+    } else if (request instanceof Ack a) {
+      return outcome(server.store().ack(a.jobId(), a.token()), job(a.jobId()), loop);
+    } else if (request instanceof Nack n) {
+      return nack(n, loop);
+    } else if (request instanceof Release r) {
+      return outcome(server.store().release(r.jobId(), r.token()), job(r.jobId()), loop);
+    } else if (request instanceof Renew r) {
+      return renew(r, loop);
+    } else if (request instanceof Stats) {
+      return answer(server.store().stats(), stats::result, loop);
+    } else if (request instanceof Inspect i) {
+      return answer(
+          server.store().inspect(i.jobId()),
+          v ->
+              v.<Response>map(Conversions::jobInfo)
+                  .orElseGet(
+                      () -> Replies.error(ErrorCode.UNKNOWN_JOB, job(i.jobId()) + ": unknown")),
+          loop);
+    } else if (request instanceof DeadList d) {
+      return answer(
+          server.store().listDead(d.queue(), d.afterJobId(), d.limit()),
+          page ->
+              new DeadJobs(
+                  page.jobs().stream().map(Conversions::jobInfo).toList(), page.nextAfterJobId()),
+          loop);
+    } else if (request instanceof DeadRequeue d) {
+      return answer(server.store().requeueDead(d.queue(), d.jobId()), Requeued::new, loop);
+    } else if (request instanceof Cancel c) {
+      return outcome(server.store().cancel(c.jobId()), job(c.jobId()), loop);
+    } else if (request instanceof Pause p) {
+      return outcome(server.store().pause(p.queue()), "queue " + p.queue(), loop);
+    } else if (request instanceof Resume r) {
+      return outcome(server.store().resume(r.queue()), "queue " + r.queue(), loop);
+    } else if (request instanceof Backup b) {
+      return backup(b, loop);
+    }
+    throw new IllegalArgumentException("not dispatched here: " + request.opcode());
+  }
+
+  private static String job(long jobId) {
+    return "job " + jobId;
+  }
+
+  private CompletableFuture<Response> enqueue(JobSpec spec, Executor loop) {
+    Instant now = server.clock().instant();
+    Response invalid = check(spec, now);
+    if (invalid != null) {
+      return CompletableFuture.completedFuture(invalid);
+    }
+    NewJob job = newJob(spec, now);
+    return answer(
+        server.store().enqueue(job),
+        r -> {
+          announceScheduled(job, now);
+          return new Enqueued(r.jobId(), r.created());
+        },
+        loop);
+  }
+
+  private CompletableFuture<Response> enqueueBatch(List<JobSpec> specs, Executor loop) {
+    if (specs.size() > server.limits().jobsPerBatchMax()) {
+      return invalid(
+          "batch of "
+              + specs.size()
+              + " jobs exceeds jobsPerBatchMax ("
+              + server.limits().jobsPerBatchMax()
+              + ")");
+    }
+    Instant now = server.clock().instant();
+    List<NewJob> jobs = new ArrayList<>(specs.size());
+    for (JobSpec spec : specs) {
+      Response invalid = check(spec, now);
+      if (invalid != null) {
+        return CompletableFuture.completedFuture(invalid);
+      }
+      jobs.add(newJob(spec, now));
+    }
+    return answer(
+        server.store().enqueueBatch(jobs),
+        results -> {
+          jobs.forEach(job -> announceScheduled(job, now));
+          return new EnqueuedBatch(
+              results.stream()
+                  .map(r -> new dev.relay.protocol.EnqueueResult(r.jobId(), r.created()))
+                  .toList());
+        },
+        loop);
+  }
+
+  /** The answer for a job the server's limits refuse, or null when it may be enqueued. */
+  private Response check(JobSpec spec, Instant now) {
+    int payloadBytesMax = server.limits().payloadBytesMax();
+    if (spec.payload().size() > payloadBytesMax) {
+      return Replies.error(
+          ErrorCode.PAYLOAD_TOO_LARGE,
+          "payload of "
+              + spec.payload().size()
+              + " bytes exceeds payloadBytesMax ("
+              + payloadBytesMax
+              + ")");
+    }
+    int attemptsMax = server.config().store().attemptsMax();
+    if (spec.maxAttempts() > attemptsMax) {
+      return Replies.error(
+          ErrorCode.INVALID_ARGUMENT,
+          "maxAttempts " + spec.maxAttempts() + " exceeds attemptsMax (" + attemptsMax + ")");
+    }
+    long aheadMillis =
+        switch (spec.scheduleKind()) {
+          case NOW -> 0;
+          case DELAY -> spec.scheduleValue();
+          case RUN_AT -> spec.scheduleValue() - now.toEpochMilli();
+        };
+    if (aheadMillis > SCHEDULE_AHEAD_MAX.toMillis()) {
+      return Replies.error(
+          ErrorCode.INVALID_ARGUMENT, "schedule reaches more than 100 years ahead");
+    }
+    return null;
+  }
+
+  private static NewJob newJob(JobSpec spec, Instant now) {
+    Instant availableAt =
+        switch (spec.scheduleKind()) {
+          case NOW -> null;
+          case DELAY -> now.plusMillis(spec.scheduleValue());
+          case RUN_AT -> Instant.ofEpochMilli(spec.scheduleValue());
+        };
+    return new NewJob(
+        spec.queue(),
+        spec.payload().toBytes(),
+        spec.priority(),
+        availableAt,
+        spec.maxAttempts(),
+        spec.idempotencyKey().orElse(null));
+  }
+
+  /** Tells parked long-polls about a job that becomes available later. */
+  private void announceScheduled(NewJob job, Instant now) {
+    if (job.availableAtOrNull() != null && job.availableAtOrNull().isAfter(now)) {
+      server.longPolls().scheduled(job.queue(), job.availableAtOrNull().toEpochMilli());
+    }
+  }
+
+  private CompletableFuture<Response> nack(Nack n, Executor loop) {
+    Duration retryDelay =
+        n.retryDelayMillis() == Nack.RETRY_DELAY_SERVER_BACKOFF
+            ? null
+            : Duration.ofMillis(n.retryDelayMillis());
+    if (retryDelay != null && retryDelay.compareTo(SCHEDULE_AHEAD_MAX) > 0) {
+      return invalid("retryDelayMillis reaches more than 100 years ahead");
+    }
+    return outcome(
+        server.store().nack(n.jobId(), n.token(), n.errorText(), retryDelay), job(n.jobId()), loop);
+  }
+
+  private CompletableFuture<Response> renew(Renew r, Executor loop) {
+    Duration lease = Duration.ofMillis(r.leaseMillis());
+    String bad = LeaseLimits.check(server.config().store(), lease);
+    if (bad != null) {
+      return invalid(bad);
+    }
+    return answer(
+        server.store().renew(r.jobId(), r.token(), lease),
+        result ->
+            result.outcome() == Outcome.OK
+                ? new Renewed(result.leaseExpiresAt().toEpochMilli())
+                : Replies.forOutcome(result.outcome(), job(r.jobId())),
+        loop);
+  }
+
+  private CompletableFuture<Response> backup(Backup b, Executor loop) {
+    Path target;
+    try {
+      target = Path.of(b.path());
+    } catch (InvalidPathException e) {
+      return invalid("backup path is not valid here: " + e.getMessage());
+    }
+    if (!target.isAbsolute()) {
+      return invalid("backup path must be absolute, was " + b.path());
+    }
+    return answer(server.store().backup(target), BackedUp::new, loop);
+  }
+
+  private static CompletableFuture<Response> outcome(
+      CompletableFuture<Outcome> future, String subject, Executor loop) {
+    return answer(future, o -> o == Outcome.OK ? new Ok() : Replies.forOutcome(o, subject), loop);
+  }
+
+  private static <T> CompletableFuture<Response> answer(
+      CompletableFuture<T> future, Function<T, Response> onSuccess, Executor loop) {
+    return future.handleAsync(
+        (value, failure) -> failure != null ? Replies.forFailure(failure) : onSuccess.apply(value),
+        loop);
+  }
+
+  private static CompletableFuture<Response> invalid(String message) {
+    return CompletableFuture.completedFuture(Replies.error(ErrorCode.INVALID_ARGUMENT, message));
+  }
+}

@@ -1,0 +1,91 @@
+package dev.relay.server;
+
+import dev.relay.server.store.StoreConfig;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Everything one server runs with: where it listens, its network limits, auth and TLS, metrics,
+ * shutdown grace and the store's configuration.
+ *
+ * @param listen address for clients; port 0 picks a free port ({@link RelayServer#localAddress()})
+ * @param limits the network operating limits
+ * @param authToken the secret every HELLO must carry, or empty for no auth
+ * @param tls certificate and key for TLS, or empty for plain TCP
+ * @param metricsListen address of the Prometheus endpoint, or empty for none
+ * @param shutdownGrace longest time a shutdown waits for in-flight work
+ * @param store the store's configuration, including the data directory
+ */
+public record ServerConfig(
+    InetSocketAddress listen,
+    ServerLimits limits,
+    Optional<AuthToken> authToken,
+    Optional<TlsFiles> tls,
+    Optional<InetSocketAddress> metricsListen,
+    Duration shutdownGrace,
+    StoreConfig store) {
+
+  public static final String LISTEN_DEFAULT = "127.0.0.1:7707";
+  public static final Duration SHUTDOWN_GRACE_DEFAULT = Duration.ofSeconds(10);
+  public static final Duration SHUTDOWN_GRACE_MIN = Duration.ZERO;
+  public static final Duration SHUTDOWN_GRACE_MAX = Duration.ofMinutes(10);
+
+  public ServerConfig {
+    Objects.requireNonNull(listen, "listen");
+    Objects.requireNonNull(limits, "limits");
+    Objects.requireNonNull(authToken, "authToken");
+    Objects.requireNonNull(tls, "tls");
+    Objects.requireNonNull(metricsListen, "metricsListen");
+    Objects.requireNonNull(store, "store");
+    ConfigChecks.inRange("shutdownGrace", shutdownGrace, SHUTDOWN_GRACE_MIN, SHUTDOWN_GRACE_MAX);
+  }
+
+  /**
+   * Defaults with a store in {@code dataDir}, listening on {@code 127.0.0.1} port 0 (a free port),
+   * which is what tests and embedding applications usually want.
+   */
+  public static ServerConfig defaults(Path dataDir) {
+    return new ServerConfig(
+        new InetSocketAddress("127.0.0.1", 0),
+        ServerLimits.defaults(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        SHUTDOWN_GRACE_DEFAULT,
+        StoreConfig.defaults(dataDir));
+  }
+
+  public ServerConfig withListen(InetSocketAddress value) {
+    return new ServerConfig(value, limits, authToken, tls, metricsListen, shutdownGrace, store);
+  }
+
+  public ServerConfig withLimits(ServerLimits value) {
+    return new ServerConfig(listen, value, authToken, tls, metricsListen, shutdownGrace, store);
+  }
+
+  public ServerConfig withAuthToken(AuthToken value) {
+    return new ServerConfig(
+        listen, limits, Optional.of(value), tls, metricsListen, shutdownGrace, store);
+  }
+
+  public ServerConfig withTls(TlsFiles value) {
+    return new ServerConfig(
+        listen, limits, authToken, Optional.of(value), metricsListen, shutdownGrace, store);
+  }
+
+  public ServerConfig withMetricsListen(InetSocketAddress value) {
+    return new ServerConfig(
+        listen, limits, authToken, tls, Optional.of(value), shutdownGrace, store);
+  }
+
+  public ServerConfig withShutdownGrace(Duration value) {
+    return new ServerConfig(listen, limits, authToken, tls, metricsListen, value, store);
+  }
+
+  public ServerConfig withStore(StoreConfig value) {
+    return new ServerConfig(listen, limits, authToken, tls, metricsListen, shutdownGrace, value);
+  }
+}

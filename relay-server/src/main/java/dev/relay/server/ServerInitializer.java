@@ -1,0 +1,102 @@
+package dev.relay.server;
+
+import dev.relay.protocol.ErrorCode;
+import dev.relay.protocol.Frame;
+import dev.relay.protocol.FrameDecoder;
+import dev.relay.protocol.FrameEncoder;
+import dev.relay.protocol.Side;
+import dev.relay.protocol.Welcome;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.flow.FlowControlHandler;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Builds each connection's pipeline:
+ *
+ * <pre>
+ * [ssl] -> idle -> partial-frame timeout -> FrameDecoder -> FlowControlHandler -> ConnectionHandler
+ *                                                    FrameEncoder (outbound)
+ * </pre>
+ *
+ * A connection over {@code connectionsMax} gets only the encoder and a handler that sends ERROR
+ * TOO_MANY_CONNECTIONS with request id 0 and closes.
+ */
+final class ServerInitializer extends ChannelInitializer<SocketChannel> {
+  private static final Logger log = LoggerFactory.getLogger(ServerInitializer.class);
+
+  private final ServerContext server;
+  private final SslContext ssl;
+  private final ChannelGroup channels;
+  private final RequestDispatcher dispatcher;
+  private final Welcome welcome;
+
+  ServerInitializer(
+      ServerContext server, SslContext sslOrNull, ChannelGroup channels, Welcome welcome) {
+    this.server = server;
+    this.ssl = sslOrNull;
+    this.channels = channels;
+    this.dispatcher = new RequestDispatcher(server);
+    this.welcome = welcome;
+  }
+
+  @Override
+  protected void initChannel(SocketChannel ch) {
+    ServerLimits limits = server.limits();
+    ServerCounters counters = server.counters();
+    boolean admitted = counters.tryOpenConnection(limits.connectionsMax());
+    ch.closeFuture().addListener(f -> counters.connectionClosed());
+    channels.add(ch);
+    ChannelPipeline p = ch.pipeline();
+    if (ssl != null) {
+      p.addLast("ssl", ssl.newHandler(ch.alloc()));
+    }
+    p.addLast("encoder", new FrameEncoder());
+    if (!admitted) {
+      p.addLast("refuse", new RefuseHandler(server, limits.connectionsMax()));
+      return;
+    }
+    p.addLast(
+        "idle", new IdleStateHandler(0, 0, limits.idleTimeout().toNanos(), TimeUnit.NANOSECONDS));
+    p.addLast("frameReadTimeout", new PartialFrameTimeoutHandler(limits.frameReadTimeout()));
+    p.addLast("decoder", new FrameDecoder(Side.SERVER, limits.frameBytesMax()));
+    p.addLast("flow", new FlowControlHandler());
+    p.addLast("connection", new ConnectionHandler(server, dispatcher, welcome));
+  }
+
+  /** Answers a connection over the cap and closes it; reads nothing from it. */
+  private static final class RefuseHandler extends ChannelInboundHandlerAdapter {
+    private final ServerContext server;
+    private final int connectionsMax;
+
+    RefuseHandler(ServerContext server, int connectionsMax) {
+      this.server = server;
+      this.connectionsMax = connectionsMax;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+      log.warn(
+          "refused {}: connectionsMax ({}) connections open",
+          ctx.channel().remoteAddress(),
+          connectionsMax);
+      server.counters().countRejected(ErrorCode.TOO_MANY_CONNECTIONS);
+      ctx.writeAndFlush(
+              new Frame(
+                  0,
+                  Replies.error(
+                      ErrorCode.TOO_MANY_CONNECTIONS,
+                      "server is at connectionsMax (" + connectionsMax + ")")))
+          .addListener(ChannelFutureListener.CLOSE);
+    }
+  }
+}

@@ -1,0 +1,59 @@
+package dev.relay.server;
+
+import dev.relay.server.store.JobStore;
+import dev.relay.server.store.RecoveryReport;
+import java.net.InetSocketAddress;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one INFO line a server logs when it is ready, and the WARN for an open unauthenticated bind.
+ */
+final class StartupSummary {
+  private static final Logger log = LoggerFactory.getLogger(RelayServer.class);
+
+  private StartupSummary() {}
+
+  static void log(
+      ServerConfig config, JobStore store, InetSocketAddress bound, MetricsEndpoint metrics) {
+    ServerLimits l = config.limits();
+    RecoveryReport recovery = store.recovery();
+    log.info(
+        "relay-server {} listening on {} (tls {}, auth {}, metrics {}); data {}; jobs {}; "
+            + "leases from before the restart: {} made ready, {} dead; limits: connectionsMax={} "
+            + "inFlightRequestsMax={} payloadBytesMax={} frameBytesMax={} jobsPerLeaseMax={} "
+            + "jobsPerBatchMax={} parkedPollsMax={} handshakeTimeout={} idleTimeout={} "
+            + "frameReadTimeout={} waitMax={} leaseDuration=[{}, {}] writerQueueCapacity={} "
+            + "commitMode={}",
+        RelayServer.VERSION,
+        HostPort.format(bound),
+        config.tls().isPresent() ? "on" : "off",
+        config.authToken().isPresent() ? "on" : "off",
+        metrics == null ? "off" : "on " + HostPort.format(metrics.address()),
+        config.store().databaseFile().toAbsolutePath(),
+        recovery.jobsByState(),
+        recovery.leasesRequeued(),
+        recovery.leasesDead(),
+        l.connectionsMax(),
+        l.inFlightRequestsMax(),
+        l.payloadBytesMax(),
+        l.frameBytesMax(),
+        l.jobsPerLeaseMax(),
+        l.jobsPerBatchMax(),
+        l.parkedPollsMax(),
+        Durations.format(l.handshakeTimeout()),
+        Durations.format(l.idleTimeout()),
+        Durations.format(l.frameReadTimeout()),
+        Durations.format(l.waitMax()),
+        Durations.format(config.store().leaseDurationMin()),
+        Durations.format(config.store().leaseDurationMax()),
+        config.store().writerQueueCapacity(),
+        config.store().commitMode());
+    if (!bound.getAddress().isLoopbackAddress() && config.authToken().isEmpty()) {
+      log.warn(
+          "listening on non-loopback address {} without --auth-token-file: any host that can"
+              + " reach it can enqueue, lease and run admin operations",
+          HostPort.format(bound));
+    }
+  }
+}

@@ -1,0 +1,174 @@
+package dev.relay.server;
+
+import dev.relay.server.OptionConverters.DurationConverter;
+import dev.relay.server.store.CommitMode;
+import dev.relay.server.store.StoreConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * The command-line flags that configure the store: commit mode, writer queue, attempts, lease
+ * bounds, backoff, retention and depth caps. Ranges are checked by {@link StoreConfig}.
+ */
+final class StoreOptions {
+  @Option(
+      names = "--commit-mode",
+      converter = CommitModeConverter.class,
+      defaultValue = "${env:RELAY_COMMIT_MODE:-group}",
+      description = {
+        "group: many commands per durable commit; per-operation: one commit per command.",
+        "Default: ${DEFAULT-VALUE}. Env: RELAY_COMMIT_MODE."
+      })
+  CommitMode commitMode;
+
+  @Option(
+      names = "--writer-queue-capacity",
+      defaultValue = "${env:RELAY_WRITER_QUEUE_CAPACITY:-4096}",
+      description = {
+        "Commands waiting for the writer; when full, requests get OVERLOADED.",
+        "Range [1, 1000000]. Default: ${DEFAULT-VALUE}. Env: RELAY_WRITER_QUEUE_CAPACITY."
+      })
+  int writerQueueCapacity;
+
+  @Option(
+      names = "--batch-commands-max",
+      defaultValue = "${env:RELAY_BATCH_COMMANDS_MAX:-256}",
+      description = {
+        "Most commands in one group commit.",
+        "Range [1, 10000]. Default: ${DEFAULT-VALUE}. Env: RELAY_BATCH_COMMANDS_MAX."
+      })
+  int batchCommandsMax;
+
+  @Option(
+      names = "--attempts-default",
+      defaultValue = "${env:RELAY_ATTEMPTS_DEFAULT:-5}",
+      description = {
+        "Attempts of a job that does not ask for a number.",
+        "Range [1, --attempts-max]. Default: ${DEFAULT-VALUE}. Env: RELAY_ATTEMPTS_DEFAULT."
+      })
+  int attemptsDefault;
+
+  @Option(
+      names = "--attempts-max",
+      defaultValue = "${env:RELAY_ATTEMPTS_MAX:-100}",
+      description = {
+        "Most attempts a job may ask for; more gets INVALID_ARGUMENT.",
+        "Range [1, 1000]. Default: ${DEFAULT-VALUE}. Env: RELAY_ATTEMPTS_MAX."
+      })
+  int attemptsMax;
+
+  @Option(
+      names = "--lease-duration-min",
+      converter = DurationConverter.class,
+      defaultValue = "${env:RELAY_LEASE_DURATION_MIN:-1s}",
+      description = {
+        "Shortest lease a LEASE or RENEW may ask for.",
+        "Range [100ms, 1h]. Default: ${DEFAULT-VALUE}. Env: RELAY_LEASE_DURATION_MIN."
+      })
+  Duration leaseDurationMin;
+
+  @Option(
+      names = "--lease-duration-max",
+      converter = DurationConverter.class,
+      defaultValue = "${env:RELAY_LEASE_DURATION_MAX:-1h}",
+      description = {
+        "Longest lease a LEASE or RENEW may ask for.",
+        "Range [1s, 24h]. Default: ${DEFAULT-VALUE}. Env: RELAY_LEASE_DURATION_MAX."
+      })
+  Duration leaseDurationMax;
+
+  @Option(
+      names = "--lease-duration-default",
+      converter = DurationConverter.class,
+      defaultValue = "${env:RELAY_LEASE_DURATION_DEFAULT:-30s}",
+      description = {
+        "Lease the store uses where none is given (clients normally send one).",
+        "Range [--lease-duration-min, --lease-duration-max]. Default: ${DEFAULT-VALUE}.",
+        "Env: RELAY_LEASE_DURATION_DEFAULT."
+      })
+  Duration leaseDuration;
+
+  @Option(
+      names = "--backoff-base",
+      converter = DurationConverter.class,
+      defaultValue = "${env:RELAY_BACKOFF_BASE:-1s}",
+      description = {
+        "First retry delay after a NACK or expiry; doubles per attempt (with 20% jitter).",
+        "Range [1ms, 1h]. Default: ${DEFAULT-VALUE}. Env: RELAY_BACKOFF_BASE."
+      })
+  Duration backoffBase;
+
+  @Option(
+      names = "--backoff-max",
+      converter = DurationConverter.class,
+      defaultValue = "${env:RELAY_BACKOFF_MAX:-1h}",
+      description = {
+        "Longest retry delay.",
+        "Range [--backoff-base, 7d]. Default: ${DEFAULT-VALUE}. Env: RELAY_BACKOFF_MAX."
+      })
+  Duration backoffMax;
+
+  @Option(
+      names = "--retention",
+      converter = DurationConverter.class,
+      defaultValue = "${env:RELAY_RETENTION:-7d}",
+      description = {
+        "How long done and cancelled jobs (and their idempotency keys) are kept.",
+        "Range [1s, 3650d]. Default: ${DEFAULT-VALUE}. Env: RELAY_RETENTION."
+      })
+  Duration retention;
+
+  @Option(
+      names = "--queue-depth-max",
+      defaultValue = "${env:RELAY_QUEUE_DEPTH_MAX:-10000000}",
+      description = {
+        "Unfinished jobs one queue may hold; more gets QUEUE_FULL.",
+        "Range [1, 1000000000]. Default: ${DEFAULT-VALUE}. Env: RELAY_QUEUE_DEPTH_MAX."
+      })
+  long queueDepthMax;
+
+  @Option(
+      names = "--queues-max",
+      defaultValue = "${env:RELAY_QUEUES_MAX:-10000}",
+      description = {
+        "Distinct queue names the store holds; a new one past it gets QUEUE_FULL.",
+        "Range [1, 1000000]. Default: ${DEFAULT-VALUE}. Env: RELAY_QUEUES_MAX."
+      })
+  int queuesMax;
+
+  StoreConfig toStoreConfig(Path dataDir) {
+    return StoreConfig.builder(dataDir)
+        .commitMode(commitMode)
+        .writerQueueCapacity(writerQueueCapacity)
+        .batchCommandsMax(batchCommandsMax)
+        .attemptsDefault(attemptsDefault)
+        .attemptsMax(attemptsMax)
+        .leaseDurationMin(leaseDurationMin)
+        .leaseDurationMax(leaseDurationMax)
+        .leaseDuration(leaseDuration)
+        .backoffBase(backoffBase)
+        .backoffMax(backoffMax)
+        .retention(retention)
+        .queueDepthMax(queueDepthMax)
+        .queuesMax(queuesMax)
+        .build();
+  }
+
+  /** {@code group} or {@code per-operation}. */
+  static final class CommitModeConverter implements ITypeConverter<CommitMode> {
+    @Override
+    public CommitMode convert(String value) {
+      return switch (value.toLowerCase(Locale.ROOT)) {
+        case "group" -> CommitMode.GROUP;
+        case "per-operation" -> CommitMode.PER_OPERATION;
+        default ->
+            throw new TypeConversionException(
+                "'" + value + "' is not a commit mode: use group or per-operation");
+      };
+    }
+  }
+}

@@ -1,0 +1,146 @@
+package dev.relay.server;
+
+import static dev.relay.server.TestServers.enqueue;
+import static dev.relay.server.TestServers.lease;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relay.protocol.Ack;
+import dev.relay.protocol.BackedUp;
+import dev.relay.protocol.Backup;
+import dev.relay.protocol.Cancel;
+import dev.relay.protocol.DeadJobs;
+import dev.relay.protocol.DeadList;
+import dev.relay.protocol.DeadRequeue;
+import dev.relay.protocol.Enqueue;
+import dev.relay.protocol.Enqueued;
+import dev.relay.protocol.ErrorCode;
+import dev.relay.protocol.Inspect;
+import dev.relay.protocol.JobInfo;
+import dev.relay.protocol.JobSpec;
+import dev.relay.protocol.JobState;
+import dev.relay.protocol.Leased;
+import dev.relay.protocol.LeasedJob;
+import dev.relay.protocol.Nack;
+import dev.relay.protocol.Ok;
+import dev.relay.protocol.Pause;
+import dev.relay.protocol.Payload;
+import dev.relay.protocol.Release;
+import dev.relay.protocol.Renew;
+import dev.relay.protocol.Renewed;
+import dev.relay.protocol.Requeued;
+import dev.relay.protocol.Resume;
+import dev.relay.protocol.ScheduleKind;
+import dev.relay.protocol.Stats;
+import dev.relay.protocol.StatsResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Each request reaches the store and its outcome comes back as the right frame. */
+class DispatchIT {
+  @TempDir Path dir;
+
+  @Test
+  void enqueue_lease_ack_round_trip_and_a_repeated_ack_is_already_acked() {
+    try (RelayServer server = TestServers.start(dir);
+        TestClient client = TestClient.open(server.localAddress())) {
+      long id = ((Enqueued) client.ask(enqueue("q", "work"))).jobId();
+      LeasedJob job = ((Leased) client.ask(lease("q", 1, 0))).jobs().get(0);
+      assertThat(job.jobId()).isEqualTo(id);
+      assertThat(job.attempt()).isEqualTo(1);
+      assertThat(client.ask(new Ack(id, job.token()))).isInstanceOf(Ok.class);
+      assertThat(client.askError(new Ack(id, job.token()))).isEqualTo(ErrorCode.ALREADY_ACKED);
+      assertThat(client.askError(new Ack(id + 1000, job.token()))).isEqualTo(ErrorCode.UNKNOWN_JOB);
+    }
+  }
+
+  @Test
+  void a_lease_is_not_tied_to_its_connection() {
+    try (RelayServer server = TestServers.start(dir)) {
+      LeasedJob job;
+      try (TestClient first = TestClient.open(server.localAddress())) {
+        first.ask(enqueue("q", "work"));
+        job = ((Leased) first.ask(lease("q", 1, 0))).jobs().get(0);
+      }
+      try (TestClient second = TestClient.open(server.localAddress())) {
+        assertThat(second.ask(new Ack(job.jobId(), job.token()))).isInstanceOf(Ok.class);
+      }
+    }
+  }
+
+  @Test
+  void a_stale_token_is_rejected_after_release_and_a_new_lease() {
+    try (RelayServer server = TestServers.start(dir);
+        TestClient client = TestClient.open(server.localAddress())) {
+      client.ask(enqueue("q", "work"));
+      LeasedJob first = ((Leased) client.ask(lease("q", 1, 0))).jobs().get(0);
+      assertThat(client.ask(new Release(first.jobId(), first.token()))).isInstanceOf(Ok.class);
+      LeasedJob second = ((Leased) client.ask(lease("q", 1, 0))).jobs().get(0);
+      assertThat(second.fencing()).isGreaterThan(first.fencing());
+      assertThat(client.askError(new Ack(first.jobId(), first.token())))
+          .isEqualTo(ErrorCode.STALE_TOKEN);
+      Renewed renewed = (Renewed) client.ask(new Renew(second.jobId(), second.token(), 60_000));
+      assertThat(renewed.leaseExpiresAtMillis()).isGreaterThan(second.leaseExpiresAtMillis());
+    }
+  }
+
+  @Test
+  void nack_to_dead_then_list_inspect_and_requeue() {
+    try (RelayServer server = TestServers.start(dir);
+        TestClient client = TestClient.open(server.localAddress())) {
+      Enqueue once =
+          new Enqueue(
+              new JobSpec(
+                  "q",
+                  Payload.of(new byte[] {1}),
+                  1,
+                  ScheduleKind.NOW,
+                  0,
+                  1,
+                  Optional.of("key-1")));
+      long id = ((Enqueued) client.ask(once)).jobId();
+      Enqueued again = (Enqueued) client.ask(once);
+      assertThat(again.jobId()).isEqualTo(id);
+      assertThat(again.created()).isFalse();
+      LeasedJob job = ((Leased) client.ask(lease("q", 1, 0))).jobs().get(0);
+      assertThat(client.ask(new Nack(id, job.token(), "boom", 0))).isInstanceOf(Ok.class);
+      DeadJobs dead = (DeadJobs) client.ask(new DeadList("", 0, 10));
+      assertThat(dead.jobs()).extracting(JobInfo::jobId).containsExactly(id);
+      JobInfo info = (JobInfo) client.ask(new Inspect(id));
+      assertThat(info.state()).isEqualTo(JobState.DEAD);
+      assertThat(info.lastError()).contains("boom");
+      assertThat(info.idempotencyKey()).contains("key-1");
+      assertThat(((Requeued) client.ask(new DeadRequeue("q", 0))).count()).isEqualTo(1);
+      assertThat(((Leased) client.ask(lease("q", 1, 0))).jobs()).hasSize(1);
+      assertThat(client.askError(new Inspect(id + 1000))).isEqualTo(ErrorCode.UNKNOWN_JOB);
+    }
+  }
+
+  @Test
+  void cancel_pause_resume_stats_and_backup() throws Exception {
+    try (RelayServer server = TestServers.start(dir.resolve("data"));
+        TestClient client = TestClient.open(server.localAddress())) {
+      long cancelled = ((Enqueued) client.ask(enqueue("q", "a"))).jobId();
+      assertThat(client.ask(new Cancel(cancelled))).isInstanceOf(Ok.class);
+      client.ask(enqueue("q", "b"));
+      assertThat(client.ask(new Pause("q"))).isInstanceOf(Ok.class);
+      assertThat(((Leased) client.ask(lease("q", 1, 0))).jobs()).isEmpty();
+      assertThat(client.ask(new Resume("q"))).isInstanceOf(Ok.class);
+      LeasedJob job = ((Leased) client.ask(lease("q", 1, 0))).jobs().get(0);
+      assertThat(client.askError(new Cancel(job.jobId()))).isEqualTo(ErrorCode.INVALID_STATE);
+
+      StatsResult stats = (StatsResult) client.ask(new Stats());
+      assertThat(stats.queues()).singleElement().satisfies(q -> assertThat(q.leased()).isOne());
+      assertThat(TestServers.counter(client, "enqueued")).isEqualTo(2);
+      assertThat(TestServers.counter(client, "rejected.invalid_state")).isEqualTo(1);
+      assertThat(TestServers.counter(client, "connections")).isEqualTo(1);
+
+      Path target = dir.resolve("backup.db");
+      BackedUp backedUp = (BackedUp) client.ask(new Backup(target.toString()));
+      assertThat(backedUp.bytes()).isPositive().isEqualTo(Files.size(target));
+      assertThat(client.askError(new Backup("relative.db"))).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+    }
+  }
+}

@@ -1,0 +1,91 @@
+package dev.relay.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relay.server.store.StoreConfig;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class RelayServerMainTest {
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    return RelayServerMain.run(args, new PrintWriter(err, true));
+  }
+
+  private static ServerConfig parse(String... args) {
+    RelayServerMain main = new RelayServerMain(new PrintWriter(new StringWriter()));
+    new CommandLine(main).parseArgs(args);
+    return main.toConfig();
+  }
+
+  @Test
+  void defaults_match_the_config_records() {
+    ServerConfig config = parse();
+    assertThat(config.limits()).isEqualTo(ServerLimits.defaults());
+    assertThat(config.listen().getPort()).isEqualTo(7707);
+    assertThat(config.listen().getAddress().isLoopbackAddress()).isTrue();
+    assertThat(config.shutdownGrace()).isEqualTo(ServerConfig.SHUTDOWN_GRACE_DEFAULT);
+    assertThat(config.store()).isEqualTo(StoreConfig.defaults(Path.of("./relay-data")));
+    assertThat(config.authToken()).isEmpty();
+    assertThat(config.tls()).isEmpty();
+    assertThat(config.metricsListen()).isEmpty();
+  }
+
+  @Test
+  void flags_reach_the_config() {
+    ServerConfig config =
+        parse(
+            "--listen", "127.0.0.1:0",
+            "--connections-max", "5",
+            "--wait-max", "500ms",
+            "--idle-timeout", "2s",
+            "--commit-mode", "per-operation",
+            "--lease-duration-max", "2h");
+    assertThat(config.listen().getPort()).isZero();
+    assertThat(config.limits().connectionsMax()).isEqualTo(5);
+    assertThat(config.limits().waitMax()).hasMillis(500);
+    assertThat(config.store().commitMode().name()).isEqualTo("PER_OPERATION");
+    assertThat(config.store().leaseDurationMax()).hasHours(2);
+  }
+
+  @Test
+  void a_bad_duration_is_one_line_and_exit_code_2() {
+    assertThat(run("--idle-timeout", "5 minutes")).isEqualTo(2);
+    assertThat(err.toString()).contains("'5 minutes' is not a duration").doesNotContain("\tat ");
+    assertThat(err.toString().strip().lines()).hasSize(1);
+  }
+
+  @Test
+  void an_out_of_range_limit_is_one_line_naming_field_range_and_value() {
+    assertThat(run("--connections-max", "0", "--data-dir", "unused")).isEqualTo(2);
+    assertThat(err.toString().strip())
+        .isEqualTo("relay-server: connectionsMax must be in [1, 100000], was 0");
+  }
+
+  @Test
+  void an_unknown_flag_is_exit_code_2() {
+    assertThat(run("--no-such-flag")).isEqualTo(2);
+    assertThat(err.toString().strip().lines()).hasSize(1);
+  }
+
+  @Test
+  void help_lists_every_flag_with_its_default_and_environment_variable() {
+    StringWriter out = new StringWriter();
+    CommandLine cli = new CommandLine(new RelayServerMain(new PrintWriter(err)));
+    cli.setOut(new PrintWriter(out, true));
+    assertThat(cli.execute("--help")).isZero();
+    String help = out.toString();
+    for (CommandLine.Model.OptionSpec option : cli.getCommandSpec().options()) {
+      if (option.longestName().equals("--help") || option.longestName().equals("--version")) {
+        continue;
+      }
+      String env = "RELAY_" + option.longestName().substring(2).toUpperCase().replace('-', '_');
+      assertThat(help).contains(option.longestName()).contains("Env: " + env);
+    }
+    assertThat(help).contains("Default: 127.0.0.1:7707").contains("Range [1, 100000]");
+  }
+}
