@@ -202,6 +202,17 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     maybeRead(ctx);
   }
 
+  /**
+   * The end of one socket read. {@code FlowControlHandler} forgets read demand that is still
+   * unsatisfied at this point, so this handler forgets it too and asks again if it may.
+   */
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    readPending = false;
+    maybeRead(ctx);
+    ctx.fireChannelReadComplete();
+  }
+
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
     maybeRead(ctx);

@@ -154,7 +154,8 @@ final class ServerOptions {
       defaultValue = "${env:RELAY_WRITE_BUFFER_LOW_BYTES:-65536}",
       description = {
         "Pending outbound bytes under which a connection paused for writing is read again.",
-        "Range [1024, 67108864]. Default: ${DEFAULT-VALUE}. Env: RELAY_WRITE_BUFFER_LOW_BYTES."
+        "Range [1024, 67108864]. Default: ${DEFAULT-VALUE}.",
+        "Env: RELAY_WRITE_BUFFER_LOW_BYTES."
       })
   int writeBufferLowBytes;
 
@@ -173,7 +174,8 @@ final class ServerOptions {
       defaultValue = "${env:RELAY_RECEIVE_BUFFER_BYTES:-65536}",
       description = {
         "Largest buffer one socket read fills (also the socket's SO_RCVBUF).",
-        "Range [4096, 16777216]. Default: ${DEFAULT-VALUE}. Env: RELAY_RECEIVE_BUFFER_BYTES."
+        "Range [4096, 16777216]. Default: ${DEFAULT-VALUE}.",
+        "Env: RELAY_RECEIVE_BUFFER_BYTES."
       })
   int receiveBufferBytes;
 

@@ -138,7 +138,9 @@ class DispatchIT {
       assertThat(TestServers.counter(client, "connections")).isEqualTo(1);
 
       Path target = dir.resolve("backup.db");
-      BackedUp backedUp = (BackedUp) client.ask(new Backup(target.toString()));
+      dev.relay.protocol.Message answer = client.ask(new Backup(target.toString()));
+      assertThat(answer).as("%s", answer).isInstanceOf(BackedUp.class);
+      BackedUp backedUp = (BackedUp) answer;
       assertThat(backedUp.bytes()).isPositive().isEqualTo(Files.size(target));
       assertThat(client.askError(new Backup("relative.db"))).isEqualTo(ErrorCode.INVALID_ARGUMENT);
     }

@@ -52,7 +52,7 @@ class ServerLimitsTest {
                     .waitMax(Duration.ofSeconds(60))
                     .idleTimeout(Duration.ofSeconds(60))
                     .build())
-        .hasMessage("idleTimeout must exceed waitMax (60s), was 60s");
+        .hasMessage("idleTimeout must exceed waitMax (1m), was 1m");
     assertThat(
             ServerLimits.builder()
                 .waitMax(Duration.ofSeconds(60))
