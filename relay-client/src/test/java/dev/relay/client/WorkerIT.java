@@ -3,8 +3,8 @@ package dev.relay.client;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.protocol.JobInfo;
-import dev.relay.protocol.JobState;
 import dev.relay.protocol.JobSpec;
+import dev.relay.protocol.JobState;
 import dev.relay.protocol.LeasedJob;
 import dev.relay.protocol.QueueStats;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +28,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Workers against a real in-process server on 127.0.0.1. */
 final class WorkerIT {
-  private static final Duration DEADLINE = Duration.ofSeconds(60);
   private static final Duration SHORT_LEASE = Duration.ofSeconds(1);
 
   @TempDir Path dataDir;
@@ -90,8 +89,8 @@ final class WorkerIT {
     }
   }
 
-  private Worker worker(RelayClient client, String queue, int concurrency, JobHandler handler,
-      Recorder recorder) {
+  private Worker worker(
+      RelayClient client, String queue, int concurrency, JobHandler handler, Recorder recorder) {
     return Worker.builder(client)
         .queues(queue)
         .concurrency(concurrency)
@@ -137,7 +136,7 @@ final class WorkerIT {
 
     sampler.start();
     worker.start();
-    awaitTrue(() -> recorder.ackedTotal.get() >= 1000, "1000 acks");
+    Await.until(() -> recorder.ackedTotal.get() >= 1000, "1000 acks");
     sampling.set(false);
     sampler.join();
     worker.shutdown(Duration.ofSeconds(5));
@@ -146,8 +145,11 @@ final class WorkerIT {
     assertThat(runningMax.get()).isBetween(1, 8);
     assertThat(recorder.acked.keySet()).containsExactlyInAnyOrderElementsOf(ids);
     assertThat(recorder.acked.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
-    QueueStats flow = RelayClient.await(producer.stats()).queues().stream()
-        .filter(q -> q.queue().equals("flow")).findFirst().orElseThrow();
+    QueueStats flow =
+        RelayClient.await(producer.stats()).queues().stream()
+            .filter(q -> q.queue().equals("flow"))
+            .findFirst()
+            .orElseThrow();
     assertThat(flow.done()).isEqualTo(1000);
     assertThat(flow.leased()).isZero();
   }
@@ -168,14 +170,14 @@ final class WorkerIT {
               runs.incrementAndGet();
               Instant first = job.leaseExpiresAt();
               // Work until the lease has been renewed to well past its first expiry.
-              awaitTrue(
+              Await.until(
                   () -> job.leaseExpiresAt().isAfter(first.plus(SHORT_LEASE.multipliedBy(2))),
                   "renewals");
             },
             recorder);
 
     worker.start();
-    awaitTrue(() -> recorder.ackedTotal.get() == 1, "the ack");
+    Await.until(() -> recorder.ackedTotal.get() == 1, "the ack");
     worker.shutdown(Duration.ofSeconds(5));
 
     assertThat(runs.get()).isEqualTo(1);
@@ -211,7 +213,7 @@ final class WorkerIT {
     assertThat(firstRunStarted.await(30, TimeUnit.SECONDS)).isTrue();
     // Jump the server's clock past the lease: the next renewal finds it expired.
     server.clock().advance(Duration.ofHours(1));
-    awaitTrue(() -> recorder.ackedTotal.get() == 1, "the second attempt's ack");
+    Await.until(() -> recorder.ackedTotal.get() == 1, "the second attempt's ack");
     worker.shutdown(Duration.ofSeconds(5));
 
     assertThat(handlerSawLoss).isTrue();
@@ -230,15 +232,18 @@ final class WorkerIT {
     Worker worker = worker(client, "restart", 4, job -> {}, recorder);
 
     worker.start();
-    awaitTrue(() -> recorder.ackedTotal.get() >= 50, "50 acks before the restart");
+    Await.until(() -> recorder.ackedTotal.get() >= 50, "50 acks before the restart");
     server.stop();
     server.restart();
-    awaitTrue(() -> recorder.acked.keySet().containsAll(ids), "every job acked");
+    Await.until(() -> recorder.acked.keySet().containsAll(ids), "every job acked");
     worker.shutdown(Duration.ofSeconds(5));
 
-    awaitTrue(client::isConnected, "reconnected");
-    QueueStats stats = RelayClient.await(client.stats()).queues().stream()
-        .filter(q -> q.queue().equals("restart")).findFirst().orElseThrow();
+    Await.until(client::isConnected, "reconnected");
+    QueueStats stats =
+        RelayClient.await(client.stats()).queues().stream()
+            .filter(q -> q.queue().equals("restart"))
+            .findFirst()
+            .orElseThrow();
     assertThat(stats.done()).isEqualTo(200);
   }
 
@@ -274,21 +279,5 @@ final class WorkerIT {
         RelayClient.await(client.lease(List.of("stop"), 3, SHORT_LEASE, Duration.ZERO));
     assertThat(again).extracting(LeasedJob::jobId).containsExactlyInAnyOrderElementsOf(ids);
     assertThat(again).extracting(LeasedJob::attempt).containsOnly(1);
-  }
-
-  @FunctionalInterface
-  interface Condition {
-    boolean holds() throws Exception;
-  }
-
-  /** Waits for a condition the system reaches by itself, failing after a generous deadline. */
-  static void awaitTrue(Condition condition, String what) throws Exception {
-    long deadline = System.nanoTime() + DEADLINE.toNanos();
-    while (!condition.holds()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(5);
-    }
   }
 }
