@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * The server's clock in tests: real time plus an offset the test can move forward, so a lease can
  * be made to expire at once without waiting for it.
  */
-final class ShiftableClock implements InstantSource {
+public final class ShiftableClock implements InstantSource {
   private final AtomicReference<Duration> offset = new AtomicReference<>(Duration.ZERO);
 
   @Override

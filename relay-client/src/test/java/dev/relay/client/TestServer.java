@@ -11,23 +11,23 @@ import java.util.function.UnaryOperator;
  * A real {@link RelayServer} in this JVM on 127.0.0.1, with its data in a test directory and a
  * {@link ShiftableClock}; it can be stopped and started again on the same port and data.
  */
-final class TestServer implements AutoCloseable {
+public final class TestServer implements AutoCloseable {
   private final ServerConfig config;
   private final ShiftableClock clock = new ShiftableClock();
   private RelayServer server;
   private int port;
 
-  TestServer(Path dataDir) {
+  public TestServer(Path dataDir) {
     this(dataDir, c -> c);
   }
 
-  TestServer(Path dataDir, UnaryOperator<ServerConfig> customize) {
+  public TestServer(Path dataDir, UnaryOperator<ServerConfig> customize) {
     this.config = customize.apply(ServerConfig.defaults(dataDir));
     this.server = RelayServer.start(config, clock);
     this.port = server.localAddress().getPort();
   }
 
-  int port() {
+  public int port() {
     return port;
   }
 
@@ -40,7 +40,7 @@ final class TestServer implements AutoCloseable {
         .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(300));
   }
 
-  RelayClient connect() {
+  public RelayClient connect() {
     return RelayClient.connect(options().build());
   }
 
