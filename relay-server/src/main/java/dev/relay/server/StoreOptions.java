@@ -97,7 +97,7 @@ final class StoreOptions {
       converter = DurationConverter.class,
       defaultValue = "${env:RELAY_BACKOFF_BASE:-1s}",
       description = {
-        "First retry delay after a NACK or expiry; doubles per attempt (with 20% jitter).",
+        "First retry delay after a NACK or expiry; doubles per attempt (with 20%% jitter).",
         "Range [1ms, 1h]. Default: ${DEFAULT-VALUE}. Env: RELAY_BACKOFF_BASE."
       })
   Duration backoffBase;

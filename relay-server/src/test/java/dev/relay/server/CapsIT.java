@@ -226,4 +226,20 @@ class CapsIT {
       buf.release();
     }
   }
+
+  @Test
+  void a_lease_carries_only_as_many_payload_bytes_as_fit_one_frame() {
+    try (RelayServer server = TestServers.start(dir);
+        TestClient client = TestClient.open(server.localAddress())) {
+      byte[] payload = new byte[ServerLimits.PAYLOAD_BYTES_MAX_DEFAULT];
+      for (int i = 0; i < 3; i++) {
+        client.ask(enqueue("big", payload));
+      }
+      // Three maximal payloads cannot share a frame: each lease carries one, none is lost.
+      for (int i = 0; i < 3; i++) {
+        assertThat(((Leased) client.ask(lease("big", 3, 0))).jobs()).hasSize(1);
+      }
+      assertThat(((Leased) client.ask(lease("big", 3, 0))).jobs()).isEmpty();
+    }
+  }
 }

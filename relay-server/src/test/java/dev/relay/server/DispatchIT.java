@@ -119,7 +119,7 @@ class DispatchIT {
   }
 
   @Test
-  void cancel_pause_resume_stats_and_backup() throws Exception {
+  void cancel_pause_resume_and_stats() {
     try (RelayServer server = TestServers.start(dir.resolve("data"));
         TestClient client = TestClient.open(server.localAddress())) {
       long cancelled = ((Enqueued) client.ask(enqueue("q", "a"))).jobId();
@@ -136,7 +136,14 @@ class DispatchIT {
       assertThat(TestServers.counter(client, "enqueued")).isEqualTo(2);
       assertThat(TestServers.counter(client, "rejected.invalid_state")).isEqualTo(1);
       assertThat(TestServers.counter(client, "connections")).isEqualTo(1);
+    }
+  }
 
+  @Test
+  void backup_writes_a_copy_and_refuses_a_relative_path() throws Exception {
+    try (RelayServer server = TestServers.start(dir.resolve("data"));
+        TestClient client = TestClient.open(server.localAddress())) {
+      client.ask(enqueue("q", "kept"));
       Path target = dir.resolve("backup.db");
       dev.relay.protocol.Message answer = client.ask(new Backup(target.toString()));
       assertThat(answer).as("%s", answer).isInstanceOf(BackedUp.class);
