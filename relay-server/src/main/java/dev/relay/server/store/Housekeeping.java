@@ -37,8 +37,11 @@ final class Housekeeping implements AutoCloseable {
           try {
             task.run();
           } catch (StoreException e) {
-            // Retryable trouble (overload, I/O) is logged and retried at the next tick.
-            log.warn("{} failed: {}", name, e.getMessage());
+            // Retryable trouble (overload, I/O) is logged and retried at the next tick; a store
+            // that is closing interrupts the wait and needs no log line.
+            if (e.code() != StoreError.SHUTTING_DOWN) {
+              log.warn("{} failed: {}", name, e.getMessage());
+            }
           } catch (RuntimeException e) {
             log.error("{} failed", name, e);
           }

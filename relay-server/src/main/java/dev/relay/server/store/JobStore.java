@@ -1,24 +1,17 @@
 package dev.relay.server.store;
 
 import dev.relay.protocol.LeaseToken;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
@@ -42,25 +35,14 @@ public final class JobStore implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(JobStore.class);
 
   private final StoreConfig config;
-  private final Parts parts;
+  private final StoreParts parts;
   private final Writer writer;
   private final ReadPool reads;
   private final Reads queries;
   private final Housekeeping housekeeping;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  /** What open() assembled, in the order it must be closed in reverse. */
-  private record Parts(
-      DirectoryLock lock,
-      Connection connection,
-      WriteContext context,
-      Writer writer,
-      ReadPool reads,
-      QueueCounts counts,
-      StoreCounters counters,
-      RecoveryReport recovery) {}
-
-  private JobStore(StoreConfig config, InstantSource clock, Parts parts) {
+  private JobStore(StoreConfig config, InstantSource clock, StoreParts parts) {
     this.config = config;
     this.parts = parts;
     this.writer = parts.writer();
@@ -80,55 +62,7 @@ public final class JobStore implements AutoCloseable {
 
   /** {@link #open(StoreConfig, InstantSource)} with the random source of backoff jitter. */
   static JobStore open(StoreConfig config, InstantSource clock, RandomGenerator jitter) {
-    Path file = config.databaseFile();
-    try {
-      Files.createDirectories(config.dataDir());
-    } catch (IOException e) {
-      throw new StoreOpenException("cannot create data directory " + config.dataDir() + ": " + e);
-    }
-    List<AutoCloseable> opened = new ArrayList<>();
-    try {
-      DirectoryLock lock = DirectoryLock.acquire(config.dataDir(), config.lockFile());
-      opened.add(lock);
-      int versionFound = StartupCheck.run(file);
-      Connection connection = Sqlite.openWriter(file);
-      opened.add(connection);
-      Schema.migrate(connection, file);
-      QueueCounts counts = new QueueCounts();
-      Map<JobState, Long> byState = Recovery.loadCounts(connection, counts);
-      StoreCounters counters = new StoreCounters();
-      WriteContext context =
-          new WriteContext(
-              connection, config, clock, new SecureRandom(), new Backoff(config, jitter), counts);
-      opened.add(context);
-      Writer writer = new Writer(context, counts, counters);
-      writer.start();
-      opened.add(writer::close);
-      ExpiryResult leases = await(writer.submit(LeaseRescue::recoverAll), writer);
-      ReadPool reads = new ReadPool(file, config.readThreads(), config.readQueueCapacity());
-      opened.add(reads);
-      RecoveryReport recovery =
-          new RecoveryReport(versionFound, byState, leases.requeued(), leases.dead());
-      log.info(
-          "opened {} (schema version {}, found {}): jobs {}; leases from before the restart: {}"
-              + " ready again, {} dead",
-          file,
-          Schema.VERSION,
-          versionFound,
-          byState,
-          leases.requeued(),
-          leases.dead());
-      return new JobStore(
-          config,
-          clock,
-          new Parts(lock, connection, context, writer, reads, counts, counters, recovery));
-    } catch (SQLException e) {
-      closeAll(opened, e);
-      throw new StoreOpenException("cannot open " + file + ": " + e.getMessage(), e);
-    } catch (RuntimeException e) {
-      closeAll(opened, e);
-      throw e;
-    }
+    return new JobStore(config, clock, StoreParts.open(config, clock, jitter));
   }
 
   /** Enqueues one job; see {@link NewJob} for the fields. */
@@ -282,7 +216,7 @@ public final class JobStore implements AutoCloseable {
     long dead = 0;
     while (true) {
       ExpiryResult r =
-          await(writer.submit(c -> LeaseRescue.sweep(c, LeaseRescue.SWEEP_BATCH_MAX)), writer);
+          writer.await(writer.submit(c -> LeaseRescue.sweep(c, LeaseRescue.SWEEP_BATCH_MAX)));
       requeued += r.requeued();
       dead += r.dead();
       if (r.requeued() + r.dead() < LeaseRescue.SWEEP_BATCH_MAX) {
@@ -296,7 +230,7 @@ public final class JobStore implements AutoCloseable {
    * Blocks until done and answers the jobs deleted; runs every {@code purgeInterval}.
    */
   public long purgeFinished() {
-    return await(writer.submit(new PurgeCommand()), writer);
+    return writer.await(writer.submit(new PurgeCommand()));
   }
 
   /**
@@ -339,25 +273,25 @@ public final class JobStore implements AutoCloseable {
    */
   @Override
   public void close() {
+    if (writer.isWriterThread()) {
+      throw new IllegalStateException("close() must not be called from a store callback");
+    }
     if (!closed.compareAndSet(false, true)) {
       return;
     }
     housekeeping.close();
-    reads.close();
-    writer.close();
-    parts.context().close();
-    try {
-      parts.connection().close();
-    } catch (SQLException e) {
-      log.warn("closing the write connection failed: {}", e.toString());
-    }
-    parts.lock().close();
+    parts.close();
     log.info("closed {}", config.databaseFile());
   }
 
   /** Test seam: runs any command on the writer, inside a batch like every other command. */
   <T> CompletableFuture<T> submitWrite(WriteCommand<T> command) {
     return writer.submit(command);
+  }
+
+  /** Test seam: runs any query on a read-only connection of the read pool. */
+  <T> CompletableFuture<T> submitRead(ReadQuery<T> query) {
+    return reads.submit(query);
   }
 
   /** Test seam: runs {@code sql} (a pragma, say) on the write connection between batches. */
@@ -374,31 +308,5 @@ public final class JobStore implements AutoCloseable {
   /** Test seam: the next write batch fails with {@code code} just before COMMIT. */
   void failNextWriteBatch(SQLiteErrorCode code) {
     writer.failNextBatch(code);
-  }
-
-  private static <T> T await(CompletableFuture<T> future, Writer writer) {
-    Invariants.check(!writer.isWriterThread(), "a blocking store call on the writer thread");
-    try {
-      return future.get();
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof StoreException s) {
-        throw s;
-      }
-      throw new StoreException(StoreError.INTERNAL, "writer command failed: " + e.getCause(), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new StoreException(
-          StoreError.SHUTTING_DOWN, "interrupted while waiting for the writer");
-    }
-  }
-
-  private static void closeAll(List<AutoCloseable> opened, Exception cause) {
-    for (int i = opened.size() - 1; i >= 0; i--) {
-      try {
-        opened.get(i).close();
-      } catch (Exception e) {
-        cause.addSuppressed(e);
-      }
-    }
   }
 }

@@ -46,6 +46,7 @@ final class PurgeCommand implements WriteCommand<Long> {
       delete.setLong(1, job.id());
       if (Fenced.apply(delete, job.id(), "purge")) {
         context.moved(job.queue(), job.state(), null);
+        context.event(StoreCounters.Event.PURGED);
       }
     }
     Queues.dropEmpty(context, config.purgeBatchMax());

@@ -87,12 +87,14 @@ final class Reads {
     long now = clock.millis();
     List<QueueStats> queues = new ArrayList<>();
     long databaseBytes;
-    try (Statement s = c.createStatement()) {
+    try (Statement s = c.createStatement();
+        PreparedStatement scheduled = c.prepareStatement(SCHEDULED);
+        PreparedStatement oldest = c.prepareStatement(OLDEST_DUE)) {
       s.executeUpdate("BEGIN");
       try {
         try (ResultSet r = s.executeQuery(QUEUES)) {
           while (r.next()) {
-            queues.add(queueStats(c, r.getString(1), r.getInt(2) == 1, now));
+            queues.add(queueStats(scheduled, oldest, r.getString(1), r.getInt(2) == 1, now));
           }
         }
         databaseBytes =
@@ -105,19 +107,21 @@ final class Reads {
         queues, databaseBytes, counters.commits(), counters.committedCommands(), writerQueueDepth);
   }
 
-  private QueueStats queueStats(Connection c, String queue, boolean paused, long now)
+  private QueueStats queueStats(
+      PreparedStatement scheduledCount,
+      PreparedStatement oldestDue,
+      String queue,
+      boolean paused,
+      long now)
       throws SQLException {
     long[] n = counts.snapshot(queue);
     long readyTotal = n[JobState.READY.ordinal()];
     long scheduled = 0;
-    long oldestDue = Long.MAX_VALUE;
+    long oldest = Long.MAX_VALUE;
     if (readyTotal > 0) {
-      try (PreparedStatement count = c.prepareStatement(SCHEDULED);
-          PreparedStatement oldest = c.prepareStatement(OLDEST_DUE)) {
-        for (int p = NewJob.PRIORITY_MIN; p <= NewJob.PRIORITY_MAX; p++) {
-          scheduled += firstLong(count, queue, p, now, 0);
-          oldestDue = Math.min(oldestDue, firstLong(oldest, queue, p, now, Long.MAX_VALUE));
-        }
+      for (int p = NewJob.PRIORITY_MIN; p <= NewJob.PRIORITY_MAX; p++) {
+        scheduled += firstLong(scheduledCount, queue, p, now, 0);
+        oldest = Math.min(oldest, firstLong(oldestDue, queue, p, now, Long.MAX_VALUE));
       }
     }
     return new QueueStats(
@@ -130,7 +134,7 @@ final class Reads {
         n[JobState.DONE.ordinal()],
         n[JobState.DEAD.ordinal()],
         n[JobState.CANCELLED.ordinal()],
-        oldestDue == Long.MAX_VALUE ? -1 : Math.max(0, now - oldestDue));
+        oldest == Long.MAX_VALUE ? -1 : Math.max(0, now - oldest));
   }
 
   private static long firstLong(
@@ -148,9 +152,17 @@ final class Reads {
    * the writer keeps running. Answers the copy's size in bytes.
    */
   static long backup(Connection c, Path target) throws SQLException {
-    try (PreparedStatement s = c.prepareStatement("VACUUM INTO ?")) {
-      s.setString(1, target.toAbsolutePath().toString());
-      s.executeUpdate();
+    // query_only also forbids writing the INTO file; the connection itself stays opened read-only,
+    // so the live database still cannot be written through it.
+    try (Statement pragma = c.createStatement();
+        PreparedStatement s = c.prepareStatement("VACUUM INTO ?")) {
+      pragma.executeUpdate("PRAGMA query_only = OFF");
+      try {
+        s.setString(1, target.toAbsolutePath().toString());
+        s.executeUpdate();
+      } finally {
+        pragma.executeUpdate("PRAGMA query_only = ON");
+      }
     }
     try {
       return Files.size(target);

@@ -16,7 +16,8 @@ public final class StoreCounters {
     RELEASED,
     EXPIRED,
     DEAD,
-    CORRUPT
+    CORRUPT,
+    PURGED
   }
 
   private final LongAdder[] events = new LongAdder[Event.values().length];
@@ -84,6 +85,11 @@ public final class StoreCounters {
   /** Jobs whose payload failed its CRC32C check at lease (also counted in {@link #dead()}). */
   public long corrupt() {
     return get(Event.CORRUPT);
+  }
+
+  /** Done and cancelled jobs deleted by the retention purge. */
+  public long purged() {
+    return get(Event.PURGED);
   }
 
   /** Transactions committed by the writer. */

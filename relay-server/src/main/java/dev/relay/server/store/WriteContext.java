@@ -115,6 +115,14 @@ final class WriteContext implements AutoCloseable {
     command.clear();
   }
 
+  /**
+   * Drops every cached statement. After SQLite fails a statement mid-step the driver may leave it
+   * unusable ("statement is not executing"), so the writer starts afresh after any SQL failure.
+   */
+  void resetStatements() {
+    close();
+  }
+
   @Override
   public void close() {
     for (PreparedStatement s : statements.values()) {

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -111,6 +112,26 @@ final class Writer {
     };
   }
 
+  /**
+   * Blocks until a submitted command is done and answers its result, rethrowing its {@link
+   * StoreException}. For lifecycle and housekeeping only; on the writer thread it would deadlock.
+   */
+  <T> T await(CompletableFuture<T> future) {
+    Invariants.check(!isWriterThread(), "a blocking store call on the writer thread");
+    try {
+      return future.get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof StoreException s) {
+        throw s;
+      }
+      throw new StoreException(StoreError.INTERNAL, "writer command failed: " + e.getCause(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StoreException(
+          StoreError.SHUTTING_DOWN, "interrupted while waiting for the writer");
+    }
+  }
+
   int depth() {
     return queue.size();
   }
@@ -191,6 +212,7 @@ final class Writer {
       injectFault();
       execute("COMMIT");
     } catch (SQLException e) {
+      context.resetStatements();
       rollback(e);
       context.batchStarted();
       if (SqliteErrors.isCorruption(e)) {
@@ -232,6 +254,7 @@ final class Writer {
         throw e;
       }
       log.error("a store command failed with an unexpected SQLite error", e);
+      context.resetStatements();
       task.failure =
           new StoreException(StoreError.INTERNAL, "unexpected SQLite error: " + e.getMessage(), e);
     }
@@ -253,15 +276,17 @@ final class Writer {
     } catch (RuntimeException e) {
       log.warn("commit observer failed", e);
     }
-    for (Task<?> task : batch) {
-      task.complete();
-    }
+    // The listener hears before the callers: a parked long-poll may be woken by the same commit
+    // whose enqueue reply is about to go out, and tests can rely on the order.
     if (!available.isEmpty()) {
       try {
         availabilityListener.accept(available);
       } catch (RuntimeException e) {
         log.warn("availability listener failed", e);
       }
+    }
+    for (Task<?> task : batch) {
+      task.complete();
     }
   }
 

@@ -1,0 +1,57 @@
+package dev.relay.server.store;
+
+import static dev.relay.server.store.TestStores.enqueue;
+import static dev.relay.server.store.TestStores.join;
+import static dev.relay.server.store.TestStores.leaseOne;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The housekeeping thread runs the sweep and the purge on its own. The test clock decides what is
+ * expired; the test waits for the commit that did the work, not for wall-clock time.
+ */
+class HousekeepingTest {
+  @TempDir Path dir;
+  final TestClock clock = new TestClock();
+
+  @Test
+  void the_scheduler_sweeps_expired_leases_and_purges_finished_jobs() throws Exception {
+    StoreConfig config =
+        TestStores.config(dir)
+            .expirySweepInterval(StoreConfig.EXPIRY_SWEEP_INTERVAL_MIN)
+            .purgeInterval(StoreConfig.PURGE_INTERVAL_MIN)
+            .retention(StoreConfig.RETENTION_MIN)
+            .build();
+    try (JobStore store = TestStores.open(config, clock)) {
+      CountDownLatch expired = new CountDownLatch(1);
+      CountDownLatch purged = new CountDownLatch(1);
+      store.setCommitObserver(
+          (commands, nanos) -> {
+            if (store.counters().expired() > 0) {
+              expired.countDown();
+            }
+            if (store.counters().purged() > 0) {
+              purged.countDown();
+            }
+          });
+      long id = enqueue(store, "q", "x");
+      leaseOne(store, "q");
+      clock.advance(TestStores.LEASE);
+      assertThat(expired.await(TestStores.WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+      assertThat(TestStores.inspect(store, id).state()).isEqualTo(JobState.READY);
+
+      clock.advance(Duration.ofSeconds(1));
+      LeasedJob again = leaseOne(store, "q");
+      join(store.ack(id, again.token()));
+      clock.advance(StoreConfig.RETENTION_MIN);
+      assertThat(purged.await(TestStores.WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+      assertThat(join(store.inspect(id))).isEmpty();
+    }
+  }
+}
