@@ -109,6 +109,10 @@ public final class RelayClient implements AutoCloseable {
 
   /** Enqueues one job; completes once it is durably stored. */
   public CompletableFuture<EnqueueResult> enqueue(JobSpec job) {
+    Optional<RelayException> tooLarge = frameTooLarge(job.encodedSize());
+    if (tooLarge.isPresent()) {
+      return CompletableFuture.failedFuture(tooLarge.get());
+    }
     return send(new Enqueue(job), Enqueued.class, Duration.ZERO)
         .thenApply(e -> new EnqueueResult(e.jobId(), e.created()));
   }
@@ -120,8 +124,36 @@ public final class RelayClient implements AutoCloseable {
 
   /** Enqueues jobs in one transaction; the results are in the order of {@code jobs}. */
   public CompletableFuture<List<EnqueueResult>> enqueueBatch(List<JobSpec> jobs) {
-    return send(new EnqueueBatch(jobs), EnqueuedBatch.class, Duration.ZERO)
-        .thenApply(EnqueuedBatch::results);
+    EnqueueBatch batch = new EnqueueBatch(jobs);
+    // u16 count, then the job specs
+    Optional<RelayException> tooLarge =
+        frameTooLarge(Short.BYTES + jobs.stream().mapToInt(JobSpec::encodedSize).sum());
+    if (tooLarge.isPresent()) {
+      return CompletableFuture.failedFuture(tooLarge.get());
+    }
+    return send(batch, EnqueuedBatch.class, Duration.ZERO).thenApply(EnqueuedBatch::results);
+  }
+
+  /**
+   * The error for a request body of {@code bodyBytes} that would exceed the server's frame cap:
+   * sent anyway, the server would have to close the connection, failing every other pending request
+   * with it.
+   */
+  private Optional<RelayException> frameTooLarge(int bodyBytes) {
+    int frameBytes = ProtocolLimits.FRAME_HEADER_BYTES + bodyBytes;
+    int cap = serverLimits().map(Welcome::frameBytesMax).orElse(ProtocolLimits.FRAME_BYTES_MAX);
+    if (frameBytes <= cap) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new RelayException(
+            ErrorCode.FRAME_TOO_LARGE,
+            false,
+            "request of "
+                + frameBytes
+                + " bytes exceeds the server's frame cap of "
+                + cap
+                + " bytes; send fewer or smaller jobs per batch"));
   }
 
   /**

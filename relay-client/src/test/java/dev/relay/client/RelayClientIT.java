@@ -231,6 +231,38 @@ final class RelayClientIT {
         .isInstanceOf(IllegalArgumentException.class);
   }
 
+  @Test
+  void a_batch_over_the_servers_frame_cap_fails_locally_and_the_connection_stays_up()
+      throws Exception {
+    server.answerHelloWith(
+        new dev.relay.protocol.Welcome(
+            1,
+            "small",
+            dev.relay.protocol.ProtocolLimits.FRAME_BYTES_MIN,
+            10_000,
+            16,
+            16,
+            8,
+            100,
+            60_000,
+            1_000));
+    RelayClient client = connect(server.options().build());
+    byte[] payload = new byte[9_000];
+
+    CompletableFuture<?> batch =
+        client.enqueueBatch(List.of(JobSpecs.of("q", payload), JobSpecs.of("q", payload)));
+
+    assertThatThrownBy(() -> RelayClient.await(batch))
+        .isInstanceOfSatisfying(
+            RelayException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.FRAME_TOO_LARGE))
+        .hasMessageContaining("exceeds the server's frame cap of 16384 bytes");
+    CompletableFuture<StatsResult> stats = client.stats();
+    ScriptedServer.Received next = server.next();
+    assertThat(next.frame().message()).isInstanceOf(dev.relay.protocol.Stats.class);
+    next.reply(emptyStats());
+    assertThat(stats.get()).isEqualTo(emptyStats());
+  }
+
   private static void awaitConnected(RelayClient client, boolean connected)
       throws InterruptedException {
     long deadline = System.nanoTime() + WAIT.toNanos();
