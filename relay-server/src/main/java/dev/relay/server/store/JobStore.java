@@ -185,6 +185,11 @@ public final class JobStore implements AutoCloseable {
       return CompletableFuture.failedFuture(
           Requests.invalid("backup target " + target + " already exists"));
     }
+    Path parent = target.toAbsolutePath().getParent();
+    if (parent == null || !Files.isDirectory(parent)) {
+      return CompletableFuture.failedFuture(
+          Requests.invalid("backup target directory " + parent + " does not exist"));
+    }
     return reads.submit(c -> Reads.backup(c, target));
   }
 

@@ -206,6 +206,8 @@ class AdminTest {
       assertThat(lease(copy, "q", 100)).hasSize(50);
     }
     assertThat(failure(store.backup(target)).code()).isEqualTo(StoreError.INVALID_ARGUMENT);
+    Path nowhere = elsewhere.resolve("missing").resolve("relay.db");
+    assertThat(failure(store.backup(nowhere)).code()).isEqualTo(StoreError.INVALID_ARGUMENT);
   }
 
   @Test

@@ -121,4 +121,20 @@ class LeaseBoundaryTest {
     clock.set(due);
     assertThat(leaseOne(store, "q").jobId()).isEqualTo(id);
   }
+
+  @Test
+  void renew_duration_outside_the_configured_bounds_is_invalid_and_changes_nothing() {
+    leaseAndMoveTo(1000);
+    Duration tooShort = StoreConfig.LEASE_DURATION_MIN_DEFAULT.minusMillis(1);
+    Duration tooLong = StoreConfig.LEASE_DURATION_MAX_DEFAULT.plusMillis(1);
+    for (Duration bad : java.util.List.of(tooShort, tooLong)) {
+      assertThat(TestStores.failure(store.renew(job.jobId(), job.token(), bad)).code())
+          .isEqualTo(StoreError.INVALID_ARGUMENT);
+    }
+    assertThat(inspect(store, job.jobId()).leaseExpiresAt()).isEqualTo(job.leaseExpiresAt());
+    RenewResult longest =
+        join(store.renew(job.jobId(), job.token(), StoreConfig.LEASE_DURATION_MAX_DEFAULT));
+    assertThat(longest.leaseExpiresAt())
+        .isEqualTo(clock.instant().plus(StoreConfig.LEASE_DURATION_MAX_DEFAULT));
+  }
 }
