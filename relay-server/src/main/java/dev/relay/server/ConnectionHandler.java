@@ -134,15 +134,21 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       respond(ctx, requestId, Replies.error(ErrorCode.SHUTTING_DOWN, "server is shutting down"));
       return;
     }
-    if (request instanceof Lease lease) {
-      lease(ctx, requestId, lease);
-      return;
+    try {
+      if (request instanceof Lease lease) {
+        lease(ctx, requestId, lease);
+        return;
+      }
+      dispatcher
+          .dispatch(request, ctx.executor())
+          .whenComplete(
+              (response, failure) ->
+                  respond(
+                      ctx, requestId, failure != null ? Replies.forFailure(failure) : response));
+    } catch (RuntimeException e) {
+      // A store method that throws instead of failing its future; never leave the slot taken.
+      respond(ctx, requestId, Replies.forFailure(e));
     }
-    dispatcher
-        .dispatch(request, ctx.executor())
-        .whenComplete(
-            (response, failure) ->
-                respond(ctx, requestId, failure != null ? Replies.forFailure(failure) : response));
   }
 
   private void lease(ChannelHandlerContext ctx, int requestId, Lease lease) {

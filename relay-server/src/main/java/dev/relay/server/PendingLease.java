@@ -10,6 +10,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -65,6 +66,9 @@ final class PendingLease implements LongPolls.Waiter {
     deadlineNanos = System.nanoTime() + waitNanos;
     watch = server.longPolls().watch(request.queues());
     channel.closeFuture().addListener(onClose);
+    if (state == State.DONE) {
+      return; // the connection was already closed: the listener has cleaned up
+    }
     ask();
   }
 
@@ -72,10 +76,13 @@ final class PendingLease implements LongPolls.Waiter {
     state = State.ASKING;
     watch.capture();
     server.counters().leaseStoreCall();
-    server
-        .store()
-        .lease(request)
-        .whenComplete((result, failure) -> loop.execute(() -> onAnswer(result, failure)));
+    CompletableFuture<LeaseResult> answer;
+    try {
+      answer = server.store().lease(request);
+    } catch (RuntimeException e) {
+      answer = CompletableFuture.failedFuture(e);
+    }
+    answer.whenComplete((result, failure) -> loop.execute(() -> onAnswer(result, failure)));
   }
 
   private void onAnswer(LeaseResult result, Throwable failure) {
