@@ -1,6 +1,7 @@
 package dev.relay.client;
 
 import dev.relay.protocol.LeasedJob;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -16,6 +18,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -140,7 +143,7 @@ public final class Worker {
     try {
       CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new))
           .get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-    } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
+    } catch (TimeoutException | ExecutionException e) {
       // Whatever is not done by the deadline is counted by the caller.
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -203,8 +206,8 @@ public final class Worker {
     }
   }
 
-  private static java.util.concurrent.ThreadFactory daemon(String name) {
-    return new io.netty.util.concurrent.DefaultThreadFactory(name, true);
+  private static ThreadFactory daemon(String name) {
+    return new DefaultThreadFactory(name, true);
   }
 
   /** Collects a worker's settings; {@link #build()} validates them. */

@@ -11,9 +11,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 /** {@code relay dead list|requeue}: the jobs that ran out of attempts. */
 @Command(
@@ -24,7 +26,7 @@ import picocli.CommandLine.ParentCommand;
 final class DeadCommand implements Callable<Integer> {
   @ParentCommand RelayCli relay;
 
-  @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
+  @Spec CommandSpec spec;
 
   @Override
   public Integer call() {

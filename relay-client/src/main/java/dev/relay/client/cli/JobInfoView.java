@@ -3,6 +3,7 @@ package dev.relay.client.cli;
 import dev.relay.protocol.JobInfo;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /** How a job's {@link JobInfo} is shown: aligned "field: value" lines, or a JSON object. */
@@ -13,7 +14,7 @@ final class JobInfoView {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("jobId", job.jobId());
     m.put("queue", job.queue());
-    m.put("state", job.state().name().toLowerCase(java.util.Locale.ROOT));
+    m.put("state", job.state().name().toLowerCase(Locale.ROOT));
     m.put("priority", job.priority());
     m.put("attempts", job.attempts());
     m.put("maxAttempts", job.maxAttempts());
@@ -35,7 +36,7 @@ final class JobInfoView {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("job", job.jobId());
     m.put("queue", job.queue());
-    m.put("state", job.state().name().toLowerCase(java.util.Locale.ROOT));
+    m.put("state", job.state().name().toLowerCase(Locale.ROOT));
     m.put("priority", job.priority());
     m.put("attempts", job.attempts() + " of " + job.maxAttempts());
     m.put("fencing", job.fencing());
