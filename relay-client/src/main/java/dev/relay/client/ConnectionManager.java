@@ -140,8 +140,13 @@ final class ConnectionManager implements AutoCloseable {
     opening.whenComplete(
         (connection, error) -> {
           if (error != null) {
-            log.debug(
-                "reconnect attempt {} to {} failed: {}", attempt + 1, peer, error.getMessage());
+            RelayException e = RelayClient.asRelayException(error);
+            if (e.retryable()) {
+              log.debug("reconnect attempt {} to {} failed: {}", attempt + 1, peer, e.getMessage());
+            } else {
+              // A refusal (UNAUTHORIZED, UNSUPPORTED_VERSION) will not fix itself; say so loudly.
+              log.warn("server {} refused the handshake: {} ({})", peer, e.getMessage(), e.code());
+            }
             scheduleReconnect(attempt + 1);
           } else {
             adopt(connection);
