@@ -29,6 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** Workers against a real in-process server on 127.0.0.1. */
 final class WorkerIT {
   private static final Duration SHORT_LEASE = Duration.ofSeconds(1);
+  // Renewed at 2/3 of the lease: 2 s leaves 667 ms of slack for a loaded CI machine.
+  private static final Duration RENEWED_LEASE = Duration.ofSeconds(2);
 
   @TempDir Path dataDir;
   private TestServer server;
@@ -91,10 +93,20 @@ final class WorkerIT {
 
   private Worker worker(
       RelayClient client, String queue, int concurrency, JobHandler handler, Recorder recorder) {
+    return worker(client, queue, concurrency, SHORT_LEASE, handler, recorder);
+  }
+
+  private Worker worker(
+      RelayClient client,
+      String queue,
+      int concurrency,
+      Duration lease,
+      JobHandler handler,
+      Recorder recorder) {
     return Worker.builder(client)
         .queues(queue)
         .concurrency(concurrency)
-        .leaseDuration(SHORT_LEASE)
+        .leaseDuration(lease)
         .pollWait(Duration.ofSeconds(1))
         .handler(handler)
         .listener(recorder)
@@ -166,12 +178,15 @@ final class WorkerIT {
             client,
             "slow",
             1,
+            RENEWED_LEASE,
             job -> {
               runs.incrementAndGet();
               Instant first = job.leaseExpiresAt();
               // Work until the lease has been renewed to well past its first expiry.
               Await.until(
-                  () -> job.leaseExpiresAt().isAfter(first.plus(SHORT_LEASE.multipliedBy(2))),
+                  () ->
+                      job.leaseExpiresAt()
+                          .isAfter(first.plus(RENEWED_LEASE.multipliedBy(3).dividedBy(2))),
                   "renewals");
             },
             recorder);
@@ -229,15 +244,34 @@ final class WorkerIT {
     RelayClient client = client();
     List<Long> ids = enqueue(client, "restart", 200);
     Recorder recorder = new Recorder();
-    Worker worker = worker(client, "restart", 4, job -> {}, recorder);
+    CountDownLatch restarted = new CountDownLatch(1);
+    CountDownLatch holding = new CountDownLatch(4);
+    Worker worker =
+        worker(
+            client,
+            "restart",
+            4,
+            job -> {
+              if (recorder.ackedTotal.get() >= 50 && restarted.getCount() > 0) {
+                // Keep jobs in hand across the restart, so their leases die with the old server.
+                holding.countDown();
+                restarted.await(30, TimeUnit.SECONDS);
+              }
+            },
+            recorder);
 
     worker.start();
-    Await.until(() -> recorder.ackedTotal.get() >= 50, "50 acks before the restart");
+    assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
     server.stop();
+    int ackedBeforeRestart = recorder.ackedTotal.get();
     server.restart();
+    restarted.countDown();
     Await.until(() -> recorder.acked.keySet().containsAll(ids), "every job acked");
     worker.shutdown(Duration.ofSeconds(5));
 
+    assertThat(ackedBeforeRestart).isLessThan(200);
+    // The jobs held across the restart lost their leases (old tokens are void) and ran again.
+    assertThat(recorder.lost).hasSizeGreaterThanOrEqualTo(4);
     Await.until(client::isConnected, "reconnected");
     QueueStats stats =
         RelayClient.await(client.stats()).queues().stream()
