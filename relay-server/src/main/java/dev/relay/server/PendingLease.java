@@ -32,6 +32,12 @@ final class PendingLease implements LongPolls.Waiter {
     DONE
   }
 
+  /**
+   * Shortest delay of a due-time wake-up: if the store ever reported a due time it then could not
+   * lease (a clock edge), the poll asks again at most this often instead of spinning.
+   */
+  static final long DUE_WAKE_DELAY_MIN_MILLIS = 10;
+
   private final ServerContext server;
   private final Channel channel;
   private final EventLoop loop;
@@ -162,7 +168,7 @@ final class PendingLease implements LongPolls.Waiter {
     }
     cancelDue();
     dueAtMillis = epochMillis;
-    long delayMillis = Math.max(0, epochMillis - server.clock().millis());
+    long delayMillis = Math.max(DUE_WAKE_DELAY_MIN_MILLIS, epochMillis - server.clock().millis());
     if (TimeUnit.MILLISECONDS.toNanos(delayMillis) >= deadlineNanos - System.nanoTime()) {
       return; // the wait ends first
     }
