@@ -1,0 +1,99 @@
+package dev.relay.client;
+
+import dev.relay.protocol.LeaseToken;
+import dev.relay.protocol.LeasedJob;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * One leased job as a {@link JobHandler} sees it: its identity, payload and lease. The lease is
+ * renewed in the background while the handler runs; {@link #leaseLost()} turns true, and {@link
+ * #onLeaseLost()} completes, when it no longer is (renewal refused, or released at shutdown).
+ */
+public final class Job {
+  private final LeasedJob leased;
+  private final CompletableFuture<Void> lost = new CompletableFuture<>();
+  private volatile Instant leaseExpiresAt;
+
+  Job(LeasedJob leased) {
+    this.leased = leased;
+    this.leaseExpiresAt = Instant.ofEpochMilli(leased.leaseExpiresAtMillis());
+  }
+
+  /** The job's id. */
+  public long id() {
+    return leased.jobId();
+  }
+
+  /** The queue it was leased from. */
+  public String queue() {
+    return leased.queue();
+  }
+
+  /** A copy of its payload. */
+  public byte[] payload() {
+    return leased.payload().toBytes();
+  }
+
+  /** Which attempt this is, counted from 1. */
+  public int attempt() {
+    return leased.attempt();
+  }
+
+  /** The job's lease counter, increasing with every lease: a larger number is a newer lease. */
+  public long fencing() {
+    return leased.fencing();
+  }
+
+  /** Its priority class, 0 (most urgent) to 3. */
+  public int priority() {
+    return leased.priority();
+  }
+
+  /** When it was enqueued, on the server's clock. */
+  public Instant enqueuedAt() {
+    return Instant.ofEpochMilli(leased.enqueuedAtMillis());
+  }
+
+  /** When the lease ends unless renewed again, on the server's clock; moves with each renewal. */
+  public Instant leaseExpiresAt() {
+    return leaseExpiresAt;
+  }
+
+  /** Whether the lease is gone: the result of this run will not be acknowledged. */
+  public boolean leaseLost() {
+    return lost.isDone();
+  }
+
+  /** Completes when the lease is lost; never completes for a job that finishes normally. */
+  public CompletionStage<Void> onLeaseLost() {
+    return lost.minimalCompletionStage();
+  }
+
+  LeaseToken token() {
+    return leased.token();
+  }
+
+  void leaseExpiresAt(Instant expiry) {
+    this.leaseExpiresAt = expiry;
+  }
+
+  /** Marks the lease lost; true only for the call that did it. */
+  boolean markLost() {
+    return lost.complete(null);
+  }
+
+  @Override
+  public String toString() {
+    return "Job[id="
+        + id()
+        + ", queue="
+        + queue()
+        + ", attempt="
+        + attempt()
+        + ", fencing="
+        + fencing()
+        + "]";
+  }
+}

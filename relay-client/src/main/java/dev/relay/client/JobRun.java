@@ -1,0 +1,254 @@
+package dev.relay.client;
+
+import dev.relay.protocol.ErrorCode;
+import dev.relay.protocol.LeasedJob;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The life of one leased job inside a {@link Worker}: runs the handler on the worker's executor,
+ * renews the lease in the background until the outcome is settled, then ACKs or NACKs it.
+ *
+ * <p>A settle or renewal that fails for a retryable reason (the connection is down) is retried with
+ * backoff while the lease may still be valid by the local estimate of its expiry; tokens survive
+ * reconnects, so a retry on a new connection is accepted. Once the estimate passes, or the server
+ * says the lease is gone (STALE_TOKEN, LEASE_EXPIRED, NOT_LEASED, UNKNOWN_JOB), the lease is marked
+ * lost and nothing more is sent: the job becomes ready again at expiry and may run elsewhere, which
+ * is Relay's documented at-least-once behaviour.
+ */
+final class JobRun {
+  private static final Logger log = LoggerFactory.getLogger(JobRun.class);
+  private static final Set<ErrorCode> LEASE_GONE =
+      EnumSet.of(
+          ErrorCode.STALE_TOKEN,
+          ErrorCode.LEASE_EXPIRED,
+          ErrorCode.NOT_LEASED,
+          ErrorCode.UNKNOWN_JOB);
+  private static final Backoff RETRY_BACKOFF =
+      new Backoff(Duration.ofMillis(50), Duration.ofSeconds(2));
+
+  /** What the handler decided: ACK, or NACK with a text and an optional retry delay. */
+  private record Outcome(boolean ack, String errorText, Optional<Duration> retryDelay) {}
+
+  private final Worker worker;
+  private final Job job;
+  private final CompletableFuture<Void> finished = new CompletableFuture<>();
+  // Guarded by this.
+  private long leaseDeadlineNanos;
+  private Future<?> renewal;
+  private int renewFailures;
+  private int settleFailures;
+  private boolean handlerDone;
+  private boolean finishing;
+
+  JobRun(Worker worker, LeasedJob leased) {
+    this.worker = worker;
+    this.job = new Job(leased);
+  }
+
+  Job job() {
+    return job;
+  }
+
+  /** Completes once the outcome is settled (or given up) and the permit is returned. */
+  CompletableFuture<Void> finished() {
+    return finished;
+  }
+
+  void start() {
+    synchronized (this) {
+      leaseDeadlineNanos = System.nanoTime() + worker.config().leaseDuration().toNanos();
+      scheduleRenewal(worker.config().renewAfter().toNanos());
+    }
+    try {
+      worker.executor().execute(this::runHandler);
+    } catch (RejectedExecutionException e) {
+      log.warn("executor refused job {}; releasing it", job.id());
+      release();
+    }
+  }
+
+  private void runHandler() {
+    worker.notify(l -> l.jobStarted(job));
+    Outcome outcome;
+    try {
+      worker.handler().handle(job);
+      outcome = new Outcome(true, "", Optional.empty());
+    } catch (RetryLaterException e) {
+      outcome = new Outcome(false, describe(e), Optional.of(e.delay()));
+    } catch (Exception e) {
+      outcome = new Outcome(false, describe(e), Optional.empty());
+    } catch (Error e) {
+      settle(new Outcome(false, describe(e), Optional.empty()));
+      throw e;
+    }
+    settle(outcome);
+  }
+
+  private static String describe(Throwable t) {
+    return t.getMessage() == null
+        ? t.getClass().getName()
+        : t.getClass().getName() + ": " + t.getMessage();
+  }
+
+  private void settle(Outcome outcome) {
+    synchronized (this) {
+      handlerDone = true;
+    }
+    if (job.leaseLost()) {
+      finish();
+      return;
+    }
+    CompletableFuture<Void> sent =
+        outcome.ack()
+            ? worker.client().ack(job.id(), job.token())
+            : worker
+                .client()
+                .nack(job.id(), job.token(), outcome.errorText(), outcome.retryDelay());
+    sent.whenComplete((ok, error) -> onSettled(outcome, error));
+  }
+
+  private void onSettled(Outcome outcome, Throwable error) {
+    RelayException e = error == null ? null : RelayClient.asRelayException(error);
+    if (e == null || (outcome.ack() && e.code() == ErrorCode.ALREADY_ACKED)) {
+      // ALREADY_ACKED: an earlier ACK with this token landed but its reply was lost.
+      worker.notify(
+          l -> {
+            if (outcome.ack()) {
+              l.acked(job);
+            } else {
+              l.nacked(job, outcome.errorText());
+            }
+          });
+      finish();
+    } else if (LEASE_GONE.contains(e.code())) {
+      loseLease((outcome.ack() ? "ACK" : "NACK") + " refused: " + e.code());
+      finish();
+    } else if (job.leaseLost()) {
+      finish();
+    } else if (leaseMayBeValid()) {
+      long delay;
+      synchronized (this) {
+        delay = RETRY_BACKOFF.delayNanos(settleFailures++);
+      }
+      log.debug("retrying settle of job {} after {}", job.id(), e.getMessage());
+      worker.schedule(() -> settle(outcome), delay);
+    } else {
+      loseLease("could not settle before the lease expired: " + e.getMessage());
+      finish();
+    }
+  }
+
+  private synchronized void scheduleRenewal(long delayNanos) {
+    if (!finished.isDone() && !job.leaseLost()) {
+      renewal = worker.schedule(this::renew, delayNanos);
+    }
+  }
+
+  private void renew() {
+    if (finished.isDone() || job.leaseLost()) {
+      return;
+    }
+    worker
+        .client()
+        .renew(job.id(), job.token(), worker.config().leaseDuration())
+        .whenComplete(this::onRenewed);
+  }
+
+  private void onRenewed(Instant expiry, Throwable error) {
+    if (error == null) {
+      synchronized (this) {
+        leaseDeadlineNanos = System.nanoTime() + worker.config().leaseDuration().toNanos();
+        renewFailures = 0;
+      }
+      job.leaseExpiresAt(expiry);
+      scheduleRenewal(worker.config().renewAfter().toNanos());
+      return;
+    }
+    RelayException e = RelayClient.asRelayException(error);
+    if (LEASE_GONE.contains(e.code())) {
+      loseLease("renewal refused: " + e.code());
+    } else if (leaseMayBeValid()) {
+      long delay;
+      synchronized (this) {
+        long remaining = leaseDeadlineNanos - System.nanoTime();
+        delay = Math.min(RETRY_BACKOFF.delayNanos(renewFailures++), Math.max(remaining / 3, 0));
+      }
+      log.debug("retrying renewal of job {} after {}", job.id(), e.getMessage());
+      scheduleRenewal(delay);
+    } else {
+      loseLease("could not renew before the lease expired: " + e.getMessage());
+    }
+  }
+
+  private synchronized boolean leaseMayBeValid() {
+    return System.nanoTime() - leaseDeadlineNanos < 0;
+  }
+
+  private void loseLease(String reason) {
+    synchronized (this) {
+      if (renewal != null) {
+        renewal.cancel(false);
+      }
+    }
+    if (job.markLost()) {
+      log.info("lease of job {} lost: {}", job.id(), reason);
+      worker.notify(l -> l.leaseLost(job, reason));
+    }
+  }
+
+  /**
+   * Gives the job back at shutdown: marks the lease lost (so a late handler result is dropped) and
+   * sends RELEASE; completes with whether the server took it back.
+   */
+  CompletableFuture<Boolean> release() {
+    synchronized (this) {
+      if (renewal != null) {
+        renewal.cancel(false);
+      }
+    }
+    if (finished.isDone() || !job.markLost()) {
+      return CompletableFuture.completedFuture(false);
+    }
+    return worker
+        .client()
+        .release(job.id(), job.token())
+        .handle(
+            (ok, error) -> {
+              if (error == null) {
+                worker.notify(l -> l.released(job));
+              } else {
+                log.warn("could not release job {}: {}", job.id(), error.getMessage());
+              }
+              finish();
+              return error == null;
+            });
+  }
+
+  /** Whether the handler has returned. */
+  synchronized boolean handlerDone() {
+    return handlerDone;
+  }
+
+  private void finish() {
+    synchronized (this) {
+      if (finishing) {
+        return;
+      }
+      finishing = true;
+      if (renewal != null) {
+        renewal.cancel(false);
+      }
+    }
+    worker.jobFinished(this);
+    finished.complete(null);
+  }
+}

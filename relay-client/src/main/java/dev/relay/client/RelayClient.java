@@ -1,0 +1,342 @@
+package dev.relay.client;
+
+import dev.relay.protocol.Ack;
+import dev.relay.protocol.BackedUp;
+import dev.relay.protocol.Backup;
+import dev.relay.protocol.Cancel;
+import dev.relay.protocol.DeadJobs;
+import dev.relay.protocol.DeadList;
+import dev.relay.protocol.DeadRequeue;
+import dev.relay.protocol.Enqueue;
+import dev.relay.protocol.EnqueueBatch;
+import dev.relay.protocol.EnqueueResult;
+import dev.relay.protocol.Enqueued;
+import dev.relay.protocol.EnqueuedBatch;
+import dev.relay.protocol.ErrorCode;
+import dev.relay.protocol.ErrorResponse;
+import dev.relay.protocol.Inspect;
+import dev.relay.protocol.JobInfo;
+import dev.relay.protocol.JobSpec;
+import dev.relay.protocol.Lease;
+import dev.relay.protocol.LeaseToken;
+import dev.relay.protocol.Leased;
+import dev.relay.protocol.LeasedJob;
+import dev.relay.protocol.Nack;
+import dev.relay.protocol.Ok;
+import dev.relay.protocol.Pause;
+import dev.relay.protocol.ProtocolLimits;
+import dev.relay.protocol.Release;
+import dev.relay.protocol.Renew;
+import dev.relay.protocol.Renewed;
+import dev.relay.protocol.Request;
+import dev.relay.protocol.Requeued;
+import dev.relay.protocol.Response;
+import dev.relay.protocol.Resume;
+import dev.relay.protocol.Stats;
+import dev.relay.protocol.StatsResult;
+import dev.relay.protocol.Welcome;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+
+/**
+ * An asynchronous, thread-safe connection to a Relay server: every operation returns a {@link
+ * CompletableFuture}, requests are pipelined over one connection and matched to their responses by
+ * request id.
+ *
+ * <p><b>Threads.</b> Futures complete on the client's single event-loop thread. Callbacks attached
+ * to them run there too, so they must not block (no {@code join()}, no I/O): hand slow work to an
+ * executor, e.g. with {@code thenApplyAsync}. Calling the client's own methods from a callback is
+ * fine; {@link #close()} is not.
+ *
+ * <p><b>Failures.</b> A future fails with a {@link RelayException}: the server's error code and
+ * message, a {@link RelayTimeoutException} when no response came within the request timeout, or a
+ * {@link RelayConnectionException} when the connection is down. When the connection drops, every
+ * waiting request fails at once and the client reconnects in the background with capped, jittered
+ * backoff; requests made meanwhile fail fast rather than queue. At most {@link
+ * ClientOptions#pendingRequestsMax()} requests wait for responses at once; one more fails at once
+ * with {@link ErrorCode#OVERLOADED}. Invalid arguments (a queue name with a space, a payload over
+ * the protocol cap) throw {@link IllegalArgumentException} from the call itself.
+ */
+public final class RelayClient implements AutoCloseable {
+  private final ClientOptions options;
+  private final ConnectionManager connections;
+  private final Semaphore pendingPermits;
+
+  private RelayClient(ClientOptions options) {
+    this.options = options;
+    this.connections = new ConnectionManager(options);
+    this.pendingPermits = new Semaphore(options.pendingRequestsMax());
+  }
+
+  /**
+   * Connects and performs the handshake, blocking up to the connect timeout.
+   *
+   * @throws RelayConnectionException when the server cannot be reached
+   * @throws RelayException when the server refuses the handshake (UNAUTHORIZED, ...)
+   */
+  public static RelayClient connect(ClientOptions options) {
+    RelayClient client = new RelayClient(options);
+    try {
+      client.connections.connectFirst();
+      return client;
+    } catch (RuntimeException e) {
+      client.close();
+      throw e;
+    }
+  }
+
+  /** The options this client was built with. */
+  public ClientOptions options() {
+    return options;
+  }
+
+  /** Whether a connection is up right now (it may drop the next instant). */
+  public boolean isConnected() {
+    return connections.current() != null;
+  }
+
+  /** The limits the server announced on the current connection; empty while disconnected. */
+  public Optional<Welcome> serverLimits() {
+    return Optional.ofNullable(connections.current()).map(Connection::welcome);
+  }
+
+  /** Enqueues one job; completes once it is durably stored. */
+  public CompletableFuture<EnqueueResult> enqueue(JobSpec job) {
+    Optional<RelayException> tooLarge = frameTooLarge(job.encodedSize());
+    if (tooLarge.isPresent()) {
+      return CompletableFuture.failedFuture(tooLarge.get());
+    }
+    return send(new Enqueue(job), Enqueued.class, Duration.ZERO)
+        .thenApply(e -> new EnqueueResult(e.jobId(), e.created()));
+  }
+
+  /** Enqueues one job carrying {@code payload} on {@code queue}, available now. */
+  public CompletableFuture<EnqueueResult> enqueue(String queue, byte[] payload) {
+    return enqueue(JobSpecs.of(queue, payload));
+  }
+
+  /** Enqueues jobs in one transaction; the results are in the order of {@code jobs}. */
+  public CompletableFuture<List<EnqueueResult>> enqueueBatch(List<JobSpec> jobs) {
+    EnqueueBatch batch = new EnqueueBatch(jobs);
+    // u16 count, then the job specs
+    Optional<RelayException> tooLarge =
+        frameTooLarge(Short.BYTES + jobs.stream().mapToInt(JobSpec::encodedSize).sum());
+    if (tooLarge.isPresent()) {
+      return CompletableFuture.failedFuture(tooLarge.get());
+    }
+    return send(batch, EnqueuedBatch.class, Duration.ZERO).thenApply(EnqueuedBatch::results);
+  }
+
+  /**
+   * The error for a request body of {@code bodyBytes} that would exceed the server's frame cap:
+   * sent anyway, the server would have to close the connection, failing every other pending request
+   * with it.
+   */
+  private Optional<RelayException> frameTooLarge(int bodyBytes) {
+    int frameBytes = ProtocolLimits.FRAME_HEADER_BYTES + bodyBytes;
+    int cap = serverLimits().map(Welcome::frameBytesMax).orElse(ProtocolLimits.FRAME_BYTES_MAX);
+    if (frameBytes <= cap) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new RelayException(
+            ErrorCode.FRAME_TOO_LARGE,
+            false,
+            "request of "
+                + frameBytes
+                + " bytes exceeds the server's frame cap of "
+                + cap
+                + " bytes; send fewer or smaller jobs per batch"));
+  }
+
+  /**
+   * Leases up to {@code maxJobs} jobs from {@code queues}, waiting up to {@code wait} for one to be
+   * available; completes with no job when the wait ended without one. The request timeout is
+   * extended by {@code wait}.
+   */
+  public CompletableFuture<List<LeasedJob>> lease(
+      List<String> queues, int maxJobs, Duration leaseDuration, Duration wait) {
+    Lease lease = new Lease(queues, maxJobs, leaseDuration.toMillis(), wait.toMillis());
+    return send(lease, Leased.class, wait).thenApply(Leased::jobs);
+  }
+
+  /** Reports a leased job done. Fails with STALE_TOKEN or LEASE_EXPIRED when the lease is gone. */
+  public CompletableFuture<Void> ack(long jobId, LeaseToken token) {
+    return send(new Ack(jobId, token), Ok.class, Duration.ZERO).thenApply(ok -> null);
+  }
+
+  /**
+   * Reports a leased job failed: it is retried after {@code retryDelay}, or after the server's
+   * backoff when empty, or becomes dead when out of attempts. {@code errorText} is truncated to the
+   * protocol's cap.
+   */
+  public CompletableFuture<Void> nack(
+      long jobId, LeaseToken token, String errorText, Optional<Duration> retryDelay) {
+    long delayMillis = retryDelay.map(Duration::toMillis).orElse(Nack.RETRY_DELAY_SERVER_BACKOFF);
+    Nack nack = new Nack(jobId, token, truncate(errorText), delayMillis);
+    return send(nack, Ok.class, Duration.ZERO).thenApply(ok -> null);
+  }
+
+  /** Gives a leased job back unrun, ready again at once, without spending an attempt. */
+  public CompletableFuture<Void> release(long jobId, LeaseToken token) {
+    return send(new Release(jobId, token), Ok.class, Duration.ZERO).thenApply(ok -> null);
+  }
+
+  /** Extends a lease to {@code leaseDuration} from the server's now; completes with the expiry. */
+  public CompletableFuture<Instant> renew(long jobId, LeaseToken token, Duration leaseDuration) {
+    return send(new Renew(jobId, token, leaseDuration.toMillis()), Renewed.class, Duration.ZERO)
+        .thenApply(r -> Instant.ofEpochMilli(r.leaseExpiresAtMillis()));
+  }
+
+  /** Job counts per queue and state, and the server's counters. */
+  public CompletableFuture<StatsResult> stats() {
+    return send(new Stats(), StatsResult.class, Duration.ZERO);
+  }
+
+  /** Everything the server knows about one job; fails with UNKNOWN_JOB when there is none. */
+  public CompletableFuture<JobInfo> inspect(long jobId) {
+    return send(new Inspect(jobId), JobInfo.class, Duration.ZERO);
+  }
+
+  /**
+   * One page of dead jobs with ids above {@code afterJobId}, of {@code queue} or of every queue
+   * when it is {@link DeadList#ALL_QUEUES}.
+   */
+  public CompletableFuture<DeadJobs> deadList(String queue, long afterJobId, int limit) {
+    return send(new DeadList(queue, afterJobId, limit), DeadJobs.class, Duration.ZERO);
+  }
+
+  /**
+   * Makes dead jobs ready again: one job, or every dead job of {@code queue} when {@code jobId} is
+   * {@link DeadRequeue#ALL_JOBS}; completes with how many were requeued.
+   */
+  public CompletableFuture<Long> deadRequeue(String queue, long jobId) {
+    return send(new DeadRequeue(queue, jobId), Requeued.class, Duration.ZERO)
+        .thenApply(Requeued::count);
+  }
+
+  /** Cancels a waiting job so it never runs; fails with INVALID_STATE when it is not waiting. */
+  public CompletableFuture<Void> cancel(long jobId) {
+    return send(new Cancel(jobId), Ok.class, Duration.ZERO).thenApply(ok -> null);
+  }
+
+  /** Stops leasing from {@code queue} until {@link #resume}. */
+  public CompletableFuture<Void> pause(String queue) {
+    return send(new Pause(queue), Ok.class, Duration.ZERO).thenApply(ok -> null);
+  }
+
+  /** Resumes leasing from a paused {@code queue}. */
+  public CompletableFuture<Void> resume(String queue) {
+    return send(new Resume(queue), Ok.class, Duration.ZERO).thenApply(ok -> null);
+  }
+
+  /**
+   * Asks the server to write a consistent copy of its database to {@code path} on the server's
+   * machine; completes with the copy's size in bytes.
+   */
+  public CompletableFuture<Long> backup(String path) {
+    return send(new Backup(path), BackedUp.class, Duration.ZERO).thenApply(BackedUp::bytes);
+  }
+
+  /** Enqueues one job and blocks until it is stored; returns its id. */
+  public long enqueueAndWait(JobSpec job) {
+    return await(enqueue(job)).jobId();
+  }
+
+  /**
+   * Blocks for {@code future} and returns its value, rethrowing a failure as the {@link
+   * RelayException} it is (not wrapped in a {@link CompletionException}). Every request has a
+   * timeout, so this returns. Never call it on the client's event loop (inside a callback).
+   */
+  public static <T> T await(CompletableFuture<T> future) {
+    try {
+      return future.join();
+    } catch (CompletionException e) {
+      throw asRelayException(e);
+    }
+  }
+
+  /** Closes the connection, failing its pending requests, stops reconnecting, frees the thread. */
+  @Override
+  public void close() {
+    connections.close();
+  }
+
+  private <R extends Response> CompletableFuture<R> send(
+      Request request, Class<R> expected, Duration extraTimeout) {
+    if (connections.isClosed()) {
+      return CompletableFuture.failedFuture(new RelayConnectionException("the client is closed"));
+    }
+    Connection connection = connections.current();
+    if (connection == null) {
+      return CompletableFuture.failedFuture(
+          new RelayConnectionException(
+              "not connected to " + connections.peer() + "; reconnecting in the background"));
+    }
+    if (!pendingPermits.tryAcquire()) {
+      return CompletableFuture.failedFuture(
+          new RelayException(
+              ErrorCode.OVERLOADED,
+              true,
+              "pendingRequestsMax reached: "
+                  + options.pendingRequestsMax()
+                  + " requests already await a response; retry once some complete"));
+    }
+    CompletableFuture<R> result = new CompletableFuture<>();
+    connection
+        .send(request, options.requestTimeout().plus(extraTimeout))
+        .whenComplete(
+            (response, error) -> {
+              // Free the slot before anyone sees the outcome, so a caller that reacts to a
+              // completion by sending again finds the slot free.
+              pendingPermits.release();
+              if (error != null) {
+                result.completeExceptionally(asRelayException(error));
+              } else if (expected.isInstance(response)) {
+                result.complete(expected.cast(response));
+              } else if (response instanceof ErrorResponse e) {
+                result.completeExceptionally(RelayException.fromServer(e));
+              } else {
+                result.completeExceptionally(
+                    new RelayException(
+                        ErrorCode.MALFORMED_FRAME,
+                        false,
+                        "server answered " + request.opcode() + " with " + response.opcode()));
+              }
+            });
+    return result;
+  }
+
+  /** Unwraps completion wrappers; anything not already a RelayException becomes INTERNAL. */
+  static RelayException asRelayException(Throwable error) {
+    Throwable cause = error;
+    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+        && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    if (cause instanceof RelayException relay) {
+      return relay;
+    }
+    return new RelayException(ErrorCode.INTERNAL, false, String.valueOf(cause), cause);
+  }
+
+  /** Cuts {@code text} to at most the protocol's error-text bytes, on a character boundary. */
+  static String truncate(String text) {
+    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+    if (bytes.length <= ProtocolLimits.ERROR_TEXT_BYTES_MAX) {
+      return text;
+    }
+    int end = ProtocolLimits.ERROR_TEXT_BYTES_MAX;
+    while (end > 0 && (bytes[end] & 0xC0) == 0x80) {
+      end--; // back up to the first byte of the character that would be cut in two
+    }
+    return new String(bytes, 0, end, StandardCharsets.UTF_8);
+  }
+}

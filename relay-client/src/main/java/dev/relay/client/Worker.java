@@ -1,0 +1,283 @@
+package dev.relay.client;
+
+import dev.relay.protocol.LeasedJob;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A pull worker: leases jobs from one or more queues when it has a free slot, runs a {@link
+ * JobHandler} on each, renews the lease while the handler runs, and ACKs or NACKs the result.
+ *
+ * <p>A worker of concurrency n holds at most n jobs: a {@link Semaphore} of n permits gates every
+ * LEASE, which asks for exactly as many jobs as there are free permits, and a job keeps its permit
+ * until its outcome is settled with the server. An idle worker long-polls, one LEASE per poll wait.
+ *
+ * <p>{@link #shutdown(Duration)} stops leasing, waits up to the grace period for running handlers,
+ * gives the jobs still running back to the server with RELEASE (no attempt spent) and reports what
+ * it did. See {@link JobRun} for what happens when the connection drops under a running job.
+ */
+public final class Worker {
+  private static final Logger log = LoggerFactory.getLogger(Worker.class);
+
+  private enum State {
+    NEW,
+    RUNNING,
+    STOPPING,
+    STOPPED
+  }
+
+  private final RelayClient client;
+  private final WorkerConfig config;
+  private final JobHandler handler;
+  private final Executor executor;
+  private final Optional<ExecutorService> ownedExecutor;
+  private final WorkerListener listener;
+  private final Semaphore permits;
+  private final ScheduledThreadPoolExecutor scheduler;
+  private final LeaseLoop leaseLoop;
+  private final Set<JobRun> inHand = ConcurrentHashMap.newKeySet();
+  private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
+
+  private Worker(Builder b) {
+    this.client = b.client;
+    this.config = new WorkerConfig(b.queues, b.concurrency, b.leaseDuration, b.pollWait);
+    this.handler = Objects.requireNonNull(b.handler, "handler");
+    this.listener = b.listener;
+    if (b.executor != null) {
+      this.executor = b.executor;
+      this.ownedExecutor = Optional.empty();
+    } else {
+      ExecutorService pool =
+          Executors.newFixedThreadPool(config.concurrency(), daemon("relay-job"));
+      this.executor = pool;
+      this.ownedExecutor = Optional.of(pool);
+    }
+    this.permits = new Semaphore(config.concurrency());
+    // One thread for every renewal, retry and backoff of this worker, not one per job.
+    this.scheduler = new ScheduledThreadPoolExecutor(1, daemon("relay-worker-timer"));
+    this.scheduler.setRemoveOnCancelPolicy(true);
+    this.leaseLoop = new LeaseLoop(this, permits);
+  }
+
+  /** A builder for a worker that uses {@code client}, which it does not close. */
+  public static Builder builder(RelayClient client) {
+    return new Builder(Objects.requireNonNull(client, "client"));
+  }
+
+  /** Starts leasing. */
+  public void start() {
+    if (!state.compareAndSet(State.NEW, State.RUNNING)) {
+      throw new IllegalStateException("worker already started");
+    }
+    leaseLoop.pump();
+  }
+
+  /** Jobs leased and not yet settled, which never exceeds the concurrency. */
+  public int jobsInHand() {
+    return inHand.size();
+  }
+
+  /**
+   * Stops leasing, waits up to {@code grace} for running handlers, releases the jobs still running
+   * and stops; returns within about {@code grace}. The result of a handler that finishes after its
+   * job was released is dropped. A LEASE still parked on the server is abandoned: if it brings jobs
+   * after this point they are released at once, or expire if the client is closed by then.
+   */
+  public ShutdownReport shutdown(Duration grace) {
+    long deadline = System.nanoTime() + grace.toNanos();
+    if (!state.compareAndSet(State.RUNNING, State.STOPPING)) {
+      state.compareAndSet(State.NEW, State.STOPPED);
+      return new ShutdownReport(0, 0, 0);
+    }
+    // Keep a slice of the grace to release what is still running.
+    long reserve = Math.min(grace.toNanos() / 5, TimeUnit.SECONDS.toNanos(2));
+    List<JobRun> held = new ArrayList<>(inHand);
+    awaitAll(held.stream().map(JobRun::finished).toList(), deadline - reserve);
+    int completed = (int) held.stream().filter(r -> r.finished().isDone()).count();
+    List<CompletableFuture<Boolean>> releases = new ArrayList<>();
+    for (JobRun run : new ArrayList<>(inHand)) {
+      releases.add(run.release());
+    }
+    awaitAll(releases, deadline);
+    int released = 0;
+    for (CompletableFuture<Boolean> r : releases) {
+      if (r.isDone() && !r.isCompletedExceptionally() && r.join()) {
+        released++;
+      }
+    }
+    state.set(State.STOPPED);
+    scheduler.shutdownNow();
+    ownedExecutor.ifPresent(ExecutorService::shutdownNow);
+    log.info(
+        "worker on {} stopped: {} completed, {} released, {} not released",
+        config.queues(),
+        completed,
+        released,
+        releases.size() - released);
+    return new ShutdownReport(completed, released, releases.size() - released);
+  }
+
+  private static void awaitAll(List<? extends CompletableFuture<?>> futures, long deadlineNanos) {
+    try {
+      CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new))
+          .get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      // Whatever is not done by the deadline is counted by the caller.
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  boolean isRunning() {
+    return state.get() == State.RUNNING;
+  }
+
+  RelayClient client() {
+    return client;
+  }
+
+  WorkerConfig config() {
+    return config;
+  }
+
+  JobHandler handler() {
+    return handler;
+  }
+
+  Executor executor() {
+    return executor;
+  }
+
+  /** Runs {@code task} after {@code delayNanos} on the worker's timer; a no-op once stopped. */
+  Future<?> schedule(Runnable task, long delayNanos) {
+    try {
+      return scheduler.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      return CompletableFuture.completedFuture(null);
+    }
+  }
+
+  /** Takes a freshly leased job, holding one permit; a stopping worker gives it straight back. */
+  void startJob(LeasedJob leased) {
+    if (!isRunning()) {
+      client.release(leased.jobId(), leased.token());
+      permits.release();
+      return;
+    }
+    JobRun run = new JobRun(this, leased);
+    inHand.add(run);
+    run.start();
+  }
+
+  /** Called once per job when its outcome is settled: frees its permit and leases again. */
+  void jobFinished(JobRun run) {
+    inHand.remove(run);
+    permits.release();
+    leaseLoop.pump();
+  }
+
+  void notify(Consumer<WorkerListener> event) {
+    try {
+      event.accept(listener);
+    } catch (RuntimeException e) {
+      log.warn("worker listener threw; ignored", e);
+    }
+  }
+
+  private static ThreadFactory daemon(String name) {
+    return new DefaultThreadFactory(name, true);
+  }
+
+  /** Collects a worker's settings; {@link #build()} validates them. */
+  public static final class Builder {
+    private final RelayClient client;
+    private List<String> queues = List.of();
+    private int concurrency = 1;
+    private Duration leaseDuration = WorkerConfig.LEASE_DURATION_DEFAULT;
+    private Duration pollWait = WorkerConfig.POLL_WAIT_DEFAULT;
+    private JobHandler handler;
+    private Executor executor;
+    private WorkerListener listener = new WorkerListener() {};
+
+    private Builder(RelayClient client) {
+      this.client = client;
+    }
+
+    /** The queues to lease from (1 to 16). */
+    public Builder queues(String... queues) {
+      this.queues = List.of(queues);
+      return this;
+    }
+
+    /** Jobs held and run at once, 1 to 4096; default 1. */
+    public Builder concurrency(int concurrency) {
+      this.concurrency = concurrency;
+      return this;
+    }
+
+    /** The lease asked for, 300 ms to 12 h; default 30 s. Renewed while the handler runs. */
+    public Builder leaseDuration(Duration leaseDuration) {
+      this.leaseDuration = leaseDuration;
+      return this;
+    }
+
+    /** How long one LEASE waits on the server for a job, 100 ms to 10 min; default 30 s. */
+    public Builder pollWait(Duration pollWait) {
+      this.pollWait = pollWait;
+      return this;
+    }
+
+    /** The code run for each job. Required. */
+    public Builder handler(JobHandler handler) {
+      this.handler = handler;
+      return this;
+    }
+
+    /**
+     * Runs handlers on {@code executor}, which should have at least {@code concurrency} threads;
+     * the worker does not shut it down. Without one, the worker owns a pool of {@code concurrency}
+     * daemon threads.
+     */
+    public Builder executor(Executor executor) {
+      this.executor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /** Receives job events. */
+    public Builder listener(WorkerListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * The worker, not started yet.
+     *
+     * @throws IllegalArgumentException when a setting is out of range
+     */
+    public Worker build() {
+      return new Worker(this);
+    }
+  }
+}

@@ -1,0 +1,41 @@
+package dev.relay.client;
+
+import dev.relay.protocol.Lease;
+import dev.relay.protocol.ProtocolLimits;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The validated settings of a {@link Worker}.
+ *
+ * @param queues 1..{@link ProtocolLimits#QUEUES_PER_LEASE_MAX} queues to lease from
+ * @param concurrency jobs held and run at once
+ * @param leaseDuration the lease asked for, renewed when a third of it remains
+ * @param pollWait how long one LEASE waits on the server for a job (capped by the server's max)
+ */
+record WorkerConfig(
+    List<String> queues, int concurrency, Duration leaseDuration, Duration pollWait) {
+  static final int CONCURRENCY_MIN = 1;
+  static final int CONCURRENCY_MAX = 4096;
+  static final Duration LEASE_DURATION_DEFAULT = Duration.ofSeconds(30);
+  static final Duration LEASE_DURATION_MIN = Duration.ofMillis(300);
+  static final Duration LEASE_DURATION_MAX = Duration.ofHours(12);
+  static final Duration POLL_WAIT_DEFAULT = Duration.ofSeconds(30);
+  static final Duration POLL_WAIT_MIN = Duration.ofMillis(100);
+  static final Duration POLL_WAIT_MAX = Duration.ofMinutes(10);
+
+  WorkerConfig {
+    queues = List.copyOf(queues);
+    OptionChecks.range("queues count", queues.size(), 1, ProtocolLimits.QUEUES_PER_LEASE_MAX);
+    // Validates each queue name the same way the LEASE record will.
+    new Lease(queues, 1, 1, 0);
+    OptionChecks.range("concurrency", concurrency, CONCURRENCY_MIN, CONCURRENCY_MAX);
+    OptionChecks.range("leaseDuration", leaseDuration, LEASE_DURATION_MIN, LEASE_DURATION_MAX);
+    OptionChecks.range("pollWait", pollWait, POLL_WAIT_MIN, POLL_WAIT_MAX);
+  }
+
+  /** When a renewal is due after the lease was granted or last renewed: a third before expiry. */
+  Duration renewAfter() {
+    return leaseDuration.multipliedBy(2).dividedBy(3);
+  }
+}

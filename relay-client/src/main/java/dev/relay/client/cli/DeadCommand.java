@@ -1,0 +1,127 @@
+package dev.relay.client.cli;
+
+import dev.relay.client.RelayClient;
+import dev.relay.protocol.DeadJobs;
+import dev.relay.protocol.DeadList;
+import dev.relay.protocol.DeadRequeue;
+import dev.relay.protocol.JobInfo;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/** {@code relay dead list|requeue}: the jobs that ran out of attempts. */
+@Command(
+    name = "dead",
+    mixinStandardHelpOptions = true,
+    description = "List or requeue dead jobs (jobs out of attempts).",
+    subcommands = {DeadCommand.ListCommand.class, DeadCommand.RequeueCommand.class})
+final class DeadCommand implements Callable<Integer> {
+  @ParentCommand RelayCli relay;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return ExitCodes.USAGE;
+  }
+
+  /** {@code relay dead list}: one page of dead jobs. */
+  @Command(
+      name = "list",
+      mixinStandardHelpOptions = true,
+      description = "List dead jobs in id order, one page at a time.")
+  static final class ListCommand implements Callable<Integer> {
+    static final int LIMIT_DEFAULT = 100;
+
+    @ParentCommand DeadCommand dead;
+
+    @Option(names = "--queue", description = "Only this queue (default: every queue).")
+    String queue = DeadList.ALL_QUEUES;
+
+    @Option(names = "--after", paramLabel = "ID", description = "Start after this job id.")
+    long afterJobId;
+
+    @Option(
+        names = "--limit",
+        description = "Jobs per page, 1 to 500; default ${DEFAULT-VALUE}.",
+        defaultValue = "" + LIMIT_DEFAULT)
+    int limit;
+
+    @Override
+    public Integer call() {
+      try (RelayClient client = dead.relay.connect()) {
+        DeadJobs page = RelayClient.await(client.deadList(queue, afterJobId, limit));
+        dead.relay.print(text(page), json(page));
+      }
+      return ExitCodes.OK;
+    }
+
+    private static String text(DeadJobs page) {
+      if (page.jobs().isEmpty()) {
+        return "no dead jobs";
+      }
+      List<List<String>> rows = new ArrayList<>();
+      rows.add(List.of("JOB", "QUEUE", "ATTEMPTS", "FINISHED AT", "REASON"));
+      for (JobInfo job : page.jobs()) {
+        rows.add(
+            List.of(
+                Long.toString(job.jobId()),
+                job.queue(),
+                job.attempts() + "/" + job.maxAttempts(),
+                JobInfoView.instant(job.finishedAtMillis()),
+                oneLine(job.deadReason().or(job::lastError).orElse("-"))));
+      }
+      String table = Table.render(rows).stripTrailing();
+      return page.nextAfterJobId() == DeadJobs.NO_MORE
+          ? table
+          : table + "\nmore: relay dead list --after " + page.nextAfterJobId();
+    }
+
+    private static String oneLine(String s) {
+      return s.replaceAll("\\s+", " ");
+    }
+
+    private static Map<String, Object> json(DeadJobs page) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("jobs", page.jobs().stream().map(JobInfoView::json).toList());
+      m.put("nextAfterJobId", page.nextAfterJobId());
+      return m;
+    }
+  }
+
+  /** {@code relay dead requeue --queue Q [JOB]}: dead jobs become ready again. */
+  @Command(
+      name = "requeue",
+      mixinStandardHelpOptions = true,
+      description = "Make one dead job, or every dead job of a queue, ready again.")
+  static final class RequeueCommand implements Callable<Integer> {
+    @ParentCommand DeadCommand dead;
+
+    @Option(names = "--queue", required = true, description = "The queue.")
+    String queue;
+
+    @Parameters(
+        paramLabel = "JOB",
+        arity = "0..1",
+        description = "One dead job id (default: every dead job of the queue).")
+    long jobId = DeadRequeue.ALL_JOBS;
+
+    @Override
+    public Integer call() {
+      try (RelayClient client = dead.relay.connect()) {
+        long count = RelayClient.await(client.deadRequeue(queue, jobId));
+        dead.relay.print("requeued " + count + " job(s) on " + queue, Map.of("requeued", count));
+      }
+      return ExitCodes.OK;
+    }
+  }
+}

@@ -1,0 +1,29 @@
+package dev.relay.client.cli;
+
+import dev.relay.client.RelayClient;
+import dev.relay.protocol.JobInfo;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code relay inspect JOB}: everything the server knows about one job. */
+@Command(
+    name = "inspect",
+    mixinStandardHelpOptions = true,
+    description = "Show one job: state, attempts, times, last error.")
+final class InspectCommand implements Callable<Integer> {
+  @ParentCommand RelayCli relay;
+
+  @Parameters(paramLabel = "JOB", description = "The job id.")
+  long jobId;
+
+  @Override
+  public Integer call() {
+    try (RelayClient client = relay.connect()) {
+      JobInfo job = RelayClient.await(client.inspect(jobId));
+      relay.print(JobInfoView.text(job), JobInfoView.json(job));
+    }
+    return ExitCodes.OK;
+  }
+}

@@ -1,0 +1,245 @@
+package dev.relay.client.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relay.client.RelayClient;
+import dev.relay.client.TestServer;
+import dev.relay.protocol.LeasedJob;
+import dev.relay.server.AuthToken;
+import java.io.ByteArrayInputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** Every relay command in-process against a real server, in text and JSON, with exit codes. */
+final class RelayCliIT {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir Path dir;
+  private TestServer server;
+
+  @BeforeEach
+  void start() throws Exception {
+    server = new TestServer(Files.createDirectory(dir.resolve("data")));
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  record Run(int exitCode, String out, String err) {
+    JsonNode json() throws Exception {
+      return JSON.readTree(out);
+    }
+  }
+
+  private Run relay(String... args) {
+    return relayWithStdin(new byte[0], args);
+  }
+
+  private Run relayWithStdin(byte[] stdin, String... args) {
+    List<String> all = new ArrayList<>(List.of("--server", "127.0.0.1:" + server.port()));
+    all.addAll(List.of(args));
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cmd = RelayCli.commandLine(new ByteArrayInputStream(stdin));
+    cmd.setOut(new PrintWriter(out, true));
+    cmd.setErr(new PrintWriter(err, true));
+    int code = cmd.execute(all.toArray(String[]::new));
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  private long enqueue(String... extra) throws Exception {
+    List<String> args = new ArrayList<>(List.of("--json", "enqueue", "--queue", "mail"));
+    args.addAll(List.of(extra));
+    Run run = relay(args.toArray(String[]::new));
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    return run.json().get("jobId").asLong();
+  }
+
+  @Test
+  void enqueue_prints_the_new_job_id_in_text_and_json() throws Exception {
+    Run text = relay("enqueue", "--queue", "mail", "--payload", "hello");
+    Run json = relay("--json", "enqueue", "--queue", "mail", "--payload", "again");
+
+    assertThat(text.exitCode()).isZero();
+    assertThat(text.out()).isEqualTo("enqueued job 1 on mail\n");
+    assertThat(json.exitCode()).isZero();
+    assertThat(json.json().get("jobId").asLong()).isEqualTo(2);
+    assertThat(json.json().get("created").asBoolean()).isTrue();
+  }
+
+  @Test
+  void enqueue_reads_stdin_and_honours_every_option() throws Exception {
+    byte[] payload = "from stdin".getBytes(StandardCharsets.UTF_8);
+    String[] args = {
+      "--json",
+      "enqueue",
+      "--queue",
+      "mail",
+      "--payload-file",
+      "-",
+      "--priority",
+      "0",
+      "--delay",
+      "1h",
+      "--max-attempts",
+      "7",
+      "--idempotency-key",
+      "order-42"
+    };
+
+    Run first = relayWithStdin(payload, args);
+    Run second = relayWithStdin(payload, args);
+
+    assertThat(first.json().get("created").asBoolean()).isTrue();
+    assertThat(second.json().get("created").asBoolean()).isFalse();
+    assertThat(second.json().get("jobId")).isEqualTo(first.json().get("jobId"));
+    JsonNode job = relay("--json", "inspect", first.json().get("jobId").asText()).json();
+    assertThat(job.get("priority").asInt()).isZero();
+    assertThat(job.get("maxAttempts").asInt()).isEqualTo(7);
+    assertThat(job.get("payloadBytes").asInt()).isEqualTo(payload.length);
+    assertThat(job.get("idempotencyKey").asText()).isEqualTo("order-42");
+    // The server reads its clock for the delay and again for enqueuedAt, a moment apart.
+    assertThat(job.get("availableAtMillis").asLong() - job.get("enqueuedAtMillis").asLong())
+        .isBetween(Duration.ofHours(1).minusSeconds(5).toMillis(), Duration.ofHours(1).toMillis());
+  }
+
+  @Test
+  void enqueue_with_run_at_schedules_at_that_instant() throws Exception {
+    long id = enqueue("--payload", "x", "--run-at", "2099-01-01T00:00:00Z");
+
+    JsonNode job = relay("--json", "inspect", Long.toString(id)).json();
+
+    assertThat(job.get("availableAtMillis").asLong())
+        .isEqualTo(java.time.Instant.parse("2099-01-01T00:00:00Z").toEpochMilli());
+  }
+
+  @Test
+  void stats_shows_a_row_per_queue_with_counts_and_counters() throws Exception {
+    enqueue("--payload", "a");
+    enqueue("--payload", "b");
+
+    Run text = relay("stats");
+    Run json = relay("--json", "stats");
+
+    assertThat(text.exitCode()).isZero();
+    assertThat(text.out().lines().findFirst().orElseThrow())
+        .startsWith("QUEUE")
+        .contains("READY", "SCHEDULED", "LEASED", "DONE", "DEAD", "OLDEST READY");
+    assertThat(text.out()).containsPattern("(?m)^mail\\s+no\\s+2\\s+0\\s+0\\s+0\\s+0\\s+\\S+");
+    assertThat(text.out()).contains("COUNTER").contains("enqueued");
+    JsonNode mail = json.json().get("queues").get(0);
+    assertThat(mail.get("queue").asText()).isEqualTo("mail");
+    assertThat(mail.get("ready").asLong()).isEqualTo(2);
+    assertThat(mail.get("oldestReadyAgeMillis").asLong()).isGreaterThanOrEqualTo(0);
+    assertThat(json.json().get("counters").get("enqueued").asLong()).isEqualTo(2);
+  }
+
+  @Test
+  void inspect_shows_the_job_and_an_unknown_job_exits_1_with_the_error_code() throws Exception {
+    long id = enqueue("--payload", "x");
+
+    Run text = relay("inspect", Long.toString(id));
+    Run missing = relay("inspect", "999");
+
+    assertThat(text.exitCode()).isZero();
+    assertThat(text.out()).contains("job:").contains("state:            ready");
+    assertThat(missing.exitCode()).isEqualTo(ExitCodes.REFUSED);
+    assertThat(missing.out()).isEmpty();
+    assertThat(missing.err().lines()).hasSize(1);
+    assertThat(missing.err()).startsWith("relay: error: ").contains("(UNKNOWN_JOB)");
+  }
+
+  @Test
+  void dead_list_shows_dead_jobs_and_dead_requeue_makes_them_ready() throws Exception {
+    long id = enqueue("--payload", "x", "--max-attempts", "1");
+    try (RelayClient client = server.connect()) {
+      LeasedJob job =
+          RelayClient.await(client.lease(List.of("mail"), 1, Duration.ofSeconds(5), Duration.ZERO))
+              .get(0);
+      RelayClient.await(client.nack(job.jobId(), job.token(), "boom", Optional.empty()));
+    }
+
+    Run text = relay("dead", "list", "--queue", "mail");
+    Run json = relay("--json", "dead", "list", "--limit", "10");
+    Run requeue = relay("--json", "dead", "requeue", "--queue", "mail", Long.toString(id));
+
+    assertThat(text.exitCode()).as(text.err()).isZero();
+    assertThat(text.out()).contains("JOB").contains(Long.toString(id)).contains("1/1");
+    assertThat(json.json().get("jobs").get(0).get("jobId").asLong()).isEqualTo(id);
+    assertThat(json.json().get("jobs").get(0).get("state").asText()).isEqualTo("dead");
+    assertThat(json.json().get("nextAfterJobId").asLong()).isZero();
+    assertThat(requeue.json().get("requeued").asLong()).isEqualTo(1);
+    assertThat(relay("--json", "inspect", Long.toString(id)).json().get("state").asText())
+        .isEqualTo("ready");
+    assertThat(relay("dead", "list").out()).isEqualTo("no dead jobs\n");
+  }
+
+  @Test
+  void cancel_cancels_a_waiting_job_once_and_refuses_the_second_time() throws Exception {
+    long id = enqueue("--payload", "x");
+
+    Run first = relay("cancel", Long.toString(id));
+    Run second = relay("--json", "cancel", Long.toString(id));
+
+    assertThat(first.exitCode()).isZero();
+    assertThat(first.out()).isEqualTo("cancelled job " + id + "\n");
+    assertThat(second.exitCode()).isEqualTo(ExitCodes.REFUSED);
+    assertThat(second.err()).contains("(INVALID_STATE)");
+  }
+
+  @Test
+  void pause_and_resume_show_in_stats() throws Exception {
+    enqueue("--payload", "x");
+
+    assertThat(relay("--json", "pause", "mail").json().get("ok").asBoolean()).isTrue();
+    assertThat(relay("--json", "stats").json().get("queues").get(0).get("paused").asBoolean())
+        .isTrue();
+    assertThat(relay("resume", "mail").out()).isEqualTo("resumed queue mail\n");
+    assertThat(relay("--json", "stats").json().get("queues").get(0).get("paused").asBoolean())
+        .isFalse();
+  }
+
+  @Test
+  void backup_writes_a_copy_and_reports_its_size() throws Exception {
+    enqueue("--payload", "x");
+    Path target = dir.resolve("backup.db");
+
+    Run run = relay("--json", "backup", target.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.json().get("bytes").asLong()).isEqualTo(Files.size(target)).isPositive();
+  }
+
+  @Test
+  void a_server_requiring_a_token_refuses_without_it_and_accepts_the_token_file() throws Exception {
+    server.close();
+    server =
+        new TestServer(
+            Files.createDirectory(dir.resolve("auth")),
+            c -> c.withAuthToken(AuthToken.of("s3cret")));
+    Path tokenFile = Files.writeString(dir.resolve("token"), "s3cret\n");
+
+    Run without = relay("stats");
+    Run with = relay("--auth-token-file", tokenFile.toString(), "stats");
+
+    assertThat(without.exitCode()).isEqualTo(ExitCodes.REFUSED);
+    assertThat(without.err()).contains("(UNAUTHORIZED)").doesNotContain("s3cret");
+    assertThat(with.exitCode()).as(with.err()).isZero();
+  }
+}
