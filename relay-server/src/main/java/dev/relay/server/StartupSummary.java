@@ -30,7 +30,7 @@ final class StartupSummary {
         config.tls().isPresent() ? "on" : "off",
         config.authToken().isPresent() ? "on" : "off",
         metrics == null ? "off" : "on " + HostPort.format(metrics.address()),
-        config.store().databaseFile().toAbsolutePath(),
+        config.store().databaseFile().toAbsolutePath().normalize(),
         recovery.jobsByState(),
         recovery.leasesRequeued(),
         recovery.leasesDead(),
