@@ -79,7 +79,8 @@ final class RelayClientIT {
 
     assertThatThrownBy(() -> connect(ClientOptions.builder("127.0.0.1", closedPort).build()))
         .isInstanceOfSatisfying(
-            RelayConnectionException.class, e -> assertThat(e.retryable()).isTrue())
+            RelayConnectionException.class,
+            e -> assertThat(e.code()).isEqualTo(ErrorCode.CONNECTION_LOST))
         .hasMessageContaining("cannot connect to 127.0.0.1:" + closedPort);
   }
 

@@ -55,9 +55,14 @@ public enum ErrorCode {
   /** The server hit a bug; the request may or may not have been applied. */
   INTERNAL(20, true, false),
   /** Raised by the client when no response arrived in time; a server never sends it. */
-  TIMED_OUT(21, true, false);
+  TIMED_OUT(21, true, false),
+  /**
+   * Raised by the client when it is not connected or the connection dropped before the answer; a
+   * server never sends it (none could travel over a connection that is gone).
+   */
+  CONNECTION_LOST(22, true, false);
 
-  private static final ErrorCode[] BY_CODE = new ErrorCode[22];
+  private static final ErrorCode[] BY_CODE = new ErrorCode[23];
 
   static {
     for (ErrorCode c : values()) {
@@ -88,6 +93,11 @@ public enum ErrorCode {
   /** Whether the server closes the connection right after sending this error. */
   public boolean closesConnection() {
     return closesConnection;
+  }
+
+  /** Whether only clients raise this code, so a server never sends or counts it. */
+  public boolean clientSide() {
+    return this == TIMED_OUT || this == CONNECTION_LOST;
   }
 
   /** The error code with wire number {@code code}, or empty when there is none. */

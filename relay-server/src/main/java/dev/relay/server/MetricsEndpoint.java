@@ -38,7 +38,7 @@ final class MetricsEndpoint implements AutoCloseable {
         .callback(
             cb -> {
               for (ErrorCode code : ErrorCode.values()) {
-                if (code != ErrorCode.TIMED_OUT) {
+                if (!code.clientSide()) {
                   cb.call(server.counters().rejected(code), code.name().toLowerCase(Locale.ROOT));
                 }
               }

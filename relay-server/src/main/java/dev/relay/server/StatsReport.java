@@ -65,7 +65,7 @@ final class StatsReport {
     counters.add(new Counter("parked_polls", server.longPolls().parked()));
     counters.add(new Counter("lease_store_calls", net.leaseStoreCalls()));
     for (ErrorCode code : ErrorCode.values()) {
-      if (code != ErrorCode.TIMED_OUT) {
+      if (!code.clientSide()) {
         counters.add(new Counter(rejectedName(code), net.rejected(code)));
       }
     }
