@@ -1,0 +1,190 @@
+package dev.relay.failure;
+
+import dev.relay.client.ClientOptions;
+import dev.relay.client.RelayClient;
+import dev.relay.server.RelayServerMain;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The real relay-server daemon in its own JVM on 127.0.0.1, for tests that must kill it with
+ * SIGKILL and start it again on the same data directory and port.
+ *
+ * <p>The first start binds an ephemeral port and later starts reuse it, so clients configured once
+ * reconnect to the restarted server by themselves. Each start appends its output to {@code
+ * server-N.log} in the work directory, where a failed test leaves it for reading.
+ */
+public final class ServerProcess implements AutoCloseable {
+  static final Duration START_WAIT = Duration.ofSeconds(60);
+  static final Duration EXIT_WAIT = Duration.ofSeconds(30);
+
+  private final Path workDir;
+  private final Path dataDir;
+  private final List<String> extraArgs;
+  private Process process;
+  private int port;
+  private int starts;
+
+  private ServerProcess(Path workDir, List<String> extraArgs) {
+    this.workDir = workDir;
+    this.dataDir = workDir.resolve("data");
+    this.extraArgs = List.copyOf(extraArgs);
+  }
+
+  /**
+   * Starts a server whose data lives in {@code workDir/data}, with extra command-line flags (for
+   * example {@code "--lease-duration-min", "200ms"}).
+   */
+  public static ServerProcess start(Path workDir, String... extraArgs) throws IOException {
+    ServerProcess server = new ServerProcess(workDir, List.of(extraArgs));
+    server.launch();
+    return server;
+  }
+
+  public int port() {
+    return port;
+  }
+
+  public Path dataDir() {
+    return dataDir;
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /** Client options pointing at this server, with quick reconnects for restart tests. */
+  public ClientOptions.Builder clientOptions() {
+    return ClientOptions.builder("127.0.0.1", port)
+        .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(300));
+  }
+
+  public RelayClient connect() {
+    return RelayClient.connect(clientOptions().build());
+  }
+
+  /**
+   * Waits until {@code client} has reconnected: a disconnected client fails requests at once rather
+   * than queueing them, so tests wait for the connection before asking.
+   */
+  public static void awaitConnected(RelayClient client) {
+    long deadline = System.nanoTime() + START_WAIT.toNanos();
+    while (!client.isConnected()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("client did not reconnect within " + START_WAIT);
+      }
+      try {
+        Thread.sleep(10); // waiting for the client's own reconnect; not timing logic
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted while waiting for a reconnect", e);
+      }
+    }
+  }
+
+  /** SIGKILL: no shutdown hook runs, nothing is flushed, as in a power cut for the process. */
+  public void kill() throws InterruptedException {
+    process.destroyForcibly();
+    if (!process.waitFor(EXIT_WAIT.toSeconds(), TimeUnit.SECONDS)) {
+      throw new AssertionError("server pid " + process.pid() + " survived SIGKILL");
+    }
+  }
+
+  /** SIGTERM, then waits for the orderly shutdown to finish; returns the exit status. */
+  public int terminate() throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(EXIT_WAIT.toSeconds(), TimeUnit.SECONDS)) {
+      throw new AssertionError("server pid " + process.pid() + " did not stop on SIGTERM");
+    }
+    return process.exitValue();
+  }
+
+  /** Starts the server again on the same data directory and port; the old one must be gone. */
+  public void restart() throws IOException {
+    if (process.isAlive()) {
+      throw new IllegalStateException("server pid " + process.pid() + " is still running");
+    }
+    launch();
+  }
+
+  /** Everything the most recent start has logged so far. */
+  public String log() throws IOException {
+    return Files.readString(logFile(starts), StandardCharsets.UTF_8);
+  }
+
+  /** Kills the server if it still runs; a test's end is no place for an orderly shutdown. */
+  @Override
+  public void close() {
+    if (process != null && process.isAlive()) {
+      process.destroyForcibly();
+      try {
+        process.waitFor(EXIT_WAIT.toSeconds(), TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void launch() throws IOException {
+    starts++;
+    Path portFile = workDir.resolve("server-" + starts + ".port");
+    List<String> command = new ArrayList<>();
+    command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx256m");
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(RelayServerMain.class.getName());
+    command.addAll(
+        List.of(
+            "--listen",
+            "127.0.0.1:" + port,
+            "--data-dir",
+            dataDir.toString(),
+            "--port-file",
+            portFile.toString(),
+            "--shutdown-grace",
+            "5s"));
+    command.addAll(extraArgs);
+    process =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(logFile(starts).toFile())
+            .start();
+    port = awaitPort(portFile);
+  }
+
+  private Path logFile(int start) {
+    return workDir.resolve("server-" + start + ".log");
+  }
+
+  private int awaitPort(Path portFile) throws IOException {
+    long deadline = System.nanoTime() + START_WAIT.toNanos();
+    while (!Files.exists(portFile) || Files.size(portFile) == 0) {
+      if (!process.isAlive()) {
+        throw new AssertionError(
+            "server exited with " + process.exitValue() + " before listening:\n" + log());
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("no port file after " + START_WAIT + ":\n" + log());
+      }
+      try {
+        Thread.sleep(20); // waiting for another process to write a file; not timing logic
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while waiting for the server to listen", e);
+      }
+    }
+    return Integer.parseInt(Files.readString(portFile, StandardCharsets.US_ASCII).trim());
+  }
+}
