@@ -24,7 +24,7 @@ final class StartupSummary {
             + "inFlightRequestsMax={} payloadBytesMax={} frameBytesMax={} jobsPerLeaseMax={} "
             + "jobsPerBatchMax={} parkedPollsMax={} handshakeTimeout={} idleTimeout={} "
             + "frameReadTimeout={} waitMax={} leaseDuration=[{}, {}] writerQueueCapacity={} "
-            + "commitMode={}",
+            + "commitMode={} dbPagesMax={}",
         RelayServer.VERSION,
         HostPort.format(bound),
         config.tls().isPresent() ? "on" : "off",
@@ -48,7 +48,8 @@ final class StartupSummary {
         Durations.format(config.store().leaseDurationMin()),
         Durations.format(config.store().leaseDurationMax()),
         config.store().writerQueueCapacity(),
-        config.store().commitMode());
+        config.store().commitMode(),
+        config.store().dbPagesMax() == 0 ? "none" : config.store().dbPagesMax());
     if (!bound.getAddress().isLoopbackAddress() && config.authToken().isEmpty()) {
       log.warn(
           "listening on non-loopback address {} without --auth-token-file: any host that can"
