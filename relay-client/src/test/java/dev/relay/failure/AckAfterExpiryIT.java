@@ -3,7 +3,6 @@ package dev.relay.failure;
 import static dev.relay.failure.Refusals.assertRefused;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relay.client.Await;
 import dev.relay.client.JobSpecs;
 import dev.relay.client.RelayClient;
 import dev.relay.protocol.ErrorCode;
@@ -54,9 +53,7 @@ class AckAfterExpiryIT {
         RelayClient workerB = server.connect()) {
       long id = workerA.enqueueAndWait(JobSpecs.of(QUEUE, bytes("report-7")));
       LeasedJob a = leaseOne(workerA, SHORT_LEASE, Duration.ZERO).orElseThrow();
-      Await.until(
-          () -> System.currentTimeMillis() > a.leaseExpiresAtMillis(),
-          "the server's clock (this machine's) to pass A's lease expiry");
+      JobWaits.untilExpired(a);
 
       // 1. Expired, not yet taken back: the token is right, the time is not.
       JobInfo expired = RelayClient.await(workerA.inspect(id));

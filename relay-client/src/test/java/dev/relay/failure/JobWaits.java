@@ -3,6 +3,7 @@ package dev.relay.failure;
 import dev.relay.client.Await;
 import dev.relay.client.RelayClient;
 import dev.relay.protocol.JobInfo;
+import dev.relay.protocol.LeasedJob;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 
@@ -27,5 +28,15 @@ final class JobWaits {
       throw new AssertionError(e.getMessage() + "; last seen " + last.get(), e);
     }
     return last.get();
+  }
+
+  /**
+   * Waits until this machine's clock, which the server process reads too, has passed the expiry of
+   * {@code lease}: from then on the server treats the lease as expired.
+   */
+  static void untilExpired(LeasedJob lease) throws Exception {
+    Await.until(
+        () -> System.currentTimeMillis() > lease.leaseExpiresAtMillis(),
+        "the clock to pass the expiry of the lease on job " + lease.jobId());
   }
 }
