@@ -20,9 +20,10 @@ import java.util.TreeMap;
  * clients observed plus a final INSPECT of every job.
  *
  * <p>Where the client cannot know exactly when the server acted, the checker assumes the moment
- * that makes a violation least likely, so everything it reports is a real broken promise: a lease
- * counts as held only from when its LEASED answer arrived, and it ends at the earliest of its
- * expiry, the sending of an accepted ACK or NACK for it, and the next kill of the server.
+ * that makes a violation least likely, so everything it reports is a real broken promise. A lease
+ * is held from the server's grant time (known exactly from the expiry it set) to the earliest of
+ * its expiry, the sending of an accepted ACK or NACK for it (the server acted after that), and the
+ * first kill after its grant (recorded once the process had exited, before the next one started).
  */
 final class HistoryChecker {
   /** The promises checked, one per rule. */
@@ -136,15 +137,15 @@ final class HistoryChecker {
         if (b.fencing() == a.fencing()) {
           out.add(
               new Violation(Rule.LEASES_OVERLAP, jobId, "two leases share fencing " + a.fencing()));
-        } else if (b.atMillis() < aEndsAtMillis) {
+        } else if (b.grantedAtMillis() < aEndsAtMillis) {
           out.add(
               new Violation(
                   Rule.LEASES_OVERLAP,
                   jobId,
                   "lease "
                       + b.fencing()
-                      + " arrived at "
-                      + b.atMillis()
+                      + " granted at "
+                      + b.grantedAtMillis()
                       + ", lease "
                       + a.fencing()
                       + " held until "
@@ -186,7 +187,7 @@ final class HistoryChecker {
       long end = lease.expiresAtMillis();
       end = Math.min(end, settledSentAtMillis.getOrDefault(lease.token(), Long.MAX_VALUE));
       for (long killAtMillis : killsAtMillis) {
-        if (killAtMillis >= lease.atMillis()) {
+        if (killAtMillis >= lease.grantedAtMillis()) {
           return Math.min(end, killAtMillis);
         }
       }

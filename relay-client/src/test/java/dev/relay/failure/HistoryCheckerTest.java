@@ -54,6 +54,12 @@ final class HistoryCheckerTest {
     ack(4, t4a, 2_100, Optional.of(ErrorCode.NOT_LEASED));
     ack(4, t4b, 2_200, Optional.of(ErrorCode.CONNECTION_LOST));
     inspected(4, JobState.DONE, 2);
+    // 5: granted by the server just before it died, though its answer was read after the kill.
+    enqueued(5);
+    LeaseToken t5 = token(5);
+    history.add(new LeaseGranted(600, 5, t5, 1, 400, 10_400));
+    leased(5, 2, 2_000, 12_000);
+    inspected(5, JobState.DEAD, 2);
 
     assertThat(HistoryChecker.check(history)).isEmpty();
   }
@@ -105,12 +111,12 @@ final class HistoryCheckerTest {
 
   @Test
   void a_lease_granted_while_another_is_unexpired_is_a_violation() {
-    // 1: the second lease arrived before the first one's expiry.
+    // 1: the second lease was granted before the first one's expiry.
     enqueued(1);
     leased(1, 1, 100, 1_100);
     leased(1, 2, 1_099, 2_100);
     inspected(1, JobState.DEAD, 2);
-    // 2: the second lease arrived before the first one's NACK was even sent.
+    // 2: the second lease was granted before the first one's NACK was even sent.
     enqueued(2);
     LeaseToken first = leased(2, 1, 100, 10_000);
     leased(2, 2, 200, 10_000);
@@ -121,12 +127,19 @@ final class HistoryCheckerTest {
     leased(3, 1, 100, 200);
     leased(3, 1, 300, 400);
     inspected(3, JobState.DEAD, 1);
+    // 4: a kill ends only the leases granted before it, not one the next server granted.
+    enqueued(4);
+    history.add(new ServerKilled(20_000));
+    leased(4, 1, 20_100, 30_000);
+    leased(4, 2, 20_200, 30_000);
+    inspected(4, JobState.DEAD, 2);
 
     assertThat(rulesBroken())
         .containsExactly(
             tuple(Rule.LEASES_OVERLAP, 1L),
             tuple(Rule.LEASES_OVERLAP, 2L),
-            tuple(Rule.LEASES_OVERLAP, 3L));
+            tuple(Rule.LEASES_OVERLAP, 3L),
+            tuple(Rule.LEASES_OVERLAP, 4L));
   }
 
   @Test
@@ -153,9 +166,11 @@ final class HistoryCheckerTest {
     history.add(new EnqueueAcked(10, jobId, true));
   }
 
-  private LeaseToken leased(long jobId, long fencing, long atMillis, long expiresAtMillis) {
+  private LeaseToken leased(long jobId, long fencing, long grantedAtMillis, long expiresAtMillis) {
     LeaseToken token = token((int) (jobId * 100 + history.size()));
-    history.add(new LeaseGranted(atMillis, jobId, token, fencing, expiresAtMillis));
+    history.add(
+        new LeaseGranted(
+            grantedAtMillis + 2, jobId, token, fencing, grantedAtMillis, expiresAtMillis));
     return token;
   }
 

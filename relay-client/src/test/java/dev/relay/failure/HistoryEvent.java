@@ -17,9 +17,18 @@ sealed interface HistoryEvent {
   /** The server answered an enqueue with this job id: created, or found by its idempotency key. */
   record EnqueueAcked(long atMillis, long jobId, boolean created) implements HistoryEvent {}
 
-  /** A LEASED answer handed the client this lease; {@code expiresAtMillis} as the server set it. */
+  /**
+   * A LEASED answer handed the client this lease. {@code expiresAtMillis} is the expiry the server
+   * set, and {@code grantedAtMillis} the server's clock when it granted the lease: the expiry less
+   * the duration the client asked for, since the server sets one from the other without rounding.
+   */
   record LeaseGranted(
-      long atMillis, long jobId, LeaseToken token, long fencing, long expiresAtMillis)
+      long atMillis,
+      long jobId,
+      LeaseToken token,
+      long fencing,
+      long grantedAtMillis,
+      long expiresAtMillis)
       implements HistoryEvent {}
 
   /** The worker's side effect ran for the job under the lease with {@code token}. */
@@ -53,7 +62,10 @@ sealed interface HistoryEvent {
     NACK
   }
 
-  /** The test is about to SIGKILL the server: every lease granted before now ends here at most. */
+  /**
+   * The test SIGKILLed the server and saw the process exit: every lease it granted has ended, and
+   * no later server process had started yet.
+   */
   record ServerKilled(long atMillis) implements HistoryEvent {}
 
   /**
