@@ -67,7 +67,6 @@ class RepeatedFailureIT {
       Worker worker =
           Worker.builder(client)
               .queues(QUEUE)
-              .leaseDuration(Duration.ofSeconds(30))
               .pollWait(Duration.ofSeconds(1))
               .handler(
                   job -> {
