@@ -27,7 +27,7 @@ public final class ServerProcess implements AutoCloseable {
 
   private final Path workDir;
   private final Path dataDir;
-  private final List<String> extraArgs;
+  private List<String> extraArgs;
   private Process process;
   private int port;
   private int starts;
@@ -143,6 +143,32 @@ public final class ServerProcess implements AutoCloseable {
     launch();
   }
 
+  /**
+   * Starts the server again on the same data directory and port with other extra flags than before
+   * (for example a larger {@code --db-pages-max}); later restarts keep them.
+   */
+  public void restartWith(String... extraArgs) throws IOException {
+    this.extraArgs = List.of(extraArgs);
+    restart();
+  }
+
+  /**
+   * Starts the server again on the same data directory, expecting it to refuse to start: waits for
+   * it to exit and returns the exit status; {@link #log()} has what it printed.
+   */
+  public int restartRefused() throws IOException, InterruptedException {
+    if (process.isAlive()) {
+      throw new IllegalStateException("server pid " + process.pid() + " is still running");
+    }
+    starts++;
+    process = startProcess(workDir.resolve("server-" + starts + ".port"));
+    if (!process.waitFor(START_WAIT.toSeconds(), TimeUnit.SECONDS)) {
+      close();
+      throw new AssertionError("server did not exit within " + START_WAIT + ":\n" + log());
+    }
+    return process.exitValue();
+  }
+
   /** Everything the most recent start has logged so far. */
   public String log() throws IOException {
     return Files.readString(logFile(starts), StandardCharsets.UTF_8);
@@ -164,6 +190,11 @@ public final class ServerProcess implements AutoCloseable {
   private void launch() throws IOException {
     starts++;
     Path portFile = workDir.resolve("server-" + starts + ".port");
+    process = startProcess(portFile);
+    port = awaitPort(portFile);
+  }
+
+  private Process startProcess(Path portFile) throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx256m");
@@ -181,12 +212,10 @@ public final class ServerProcess implements AutoCloseable {
             "--shutdown-grace",
             "5s"));
     command.addAll(extraArgs);
-    process =
-        new ProcessBuilder(command)
-            .redirectErrorStream(true)
-            .redirectOutput(logFile(starts).toFile())
-            .start();
-    port = awaitPort(portFile);
+    return new ProcessBuilder(command)
+        .redirectErrorStream(true)
+        .redirectOutput(logFile(starts).toFile())
+        .start();
   }
 
   private Path logFile(int start) {

@@ -6,6 +6,11 @@ import dev.relay.server.store.StoreCounters;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.instrumentation.jvm.JvmBufferPoolMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmGarbageCollectorMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmMemoryMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmThreadsMetrics;
+import io.prometheus.metrics.instrumentation.jvm.ProcessMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,7 +20,8 @@ import java.util.function.ToLongFunction;
 
 /**
  * The Prometheus HTTP endpoint ({@code /metrics}) with the same figures as STATS plus the commit
- * histograms; every metric is listed in docs/operations.md.
+ * histograms and the process's own memory, threads and GC; every metric is listed in
+ * docs/operations.md.
  */
 final class MetricsEndpoint implements AutoCloseable {
   private final HTTPServer http;
@@ -31,6 +37,7 @@ final class MetricsEndpoint implements AutoCloseable {
     PrometheusRegistry registry = metrics.registry();
     registerStoreCounters(registry, server.store());
     registerGauges(registry, server);
+    registerProcessMetrics(registry);
     CounterWithCallback.builder()
         .name("relay_rejected")
         .help("Requests answered with an ERROR, by error code")
@@ -111,6 +118,20 @@ final class MetricsEndpoint implements AutoCloseable {
         .callback(cb -> cb.call(server.store().writerQueueDepth()))
         .register(registry);
     QueueGauges.register(registry, server.store());
+  }
+
+  /**
+   * Heap, threads, GC, direct buffers (Netty's) and the process's resident memory: what shows
+   * whether overload or hostile peers make the server hold more. Registered one by one rather than
+   * through {@code JvmMetrics}, which remembers every registry in a static set, so servers started
+   * and stopped in one JVM would never be collected.
+   */
+  private static void registerProcessMetrics(PrometheusRegistry registry) {
+    JvmMemoryMetrics.builder().register(registry);
+    JvmThreadsMetrics.builder().register(registry);
+    JvmGarbageCollectorMetrics.builder().register(registry);
+    JvmBufferPoolMetrics.builder().register(registry);
+    ProcessMetrics.builder().register(registry);
   }
 
   InetSocketAddress address() {

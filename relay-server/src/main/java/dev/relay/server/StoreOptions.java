@@ -12,7 +12,8 @@ import picocli.CommandLine.TypeConversionException;
 
 /**
  * The command-line flags that configure the store: commit mode, writer queue, attempts, lease
- * bounds, backoff, retention and depth caps. Ranges are checked by {@link StoreConfig}.
+ * bounds, backoff, retention, depth caps and the database's page cap. Ranges are checked by {@link
+ * StoreConfig}.
  */
 final class StoreOptions {
   @Option(
@@ -150,6 +151,16 @@ final class StoreOptions {
       })
   int queuesMax;
 
+  @Option(
+      names = "--db-pages-max",
+      defaultValue = "${env:RELAY_DB_PAGES_MAX:-0}",
+      description = {
+        "Pages relay.db may hold (SQLite max_page_count); past it writes get STORE_UNAVAILABLE,",
+        "as on a full disk. 0: no cap. Range 0 or [64, 4294967294]. Default: ${DEFAULT-VALUE}.",
+        "Env: RELAY_DB_PAGES_MAX."
+      })
+  long dbPagesMax;
+
   StoreConfig toStoreConfig(Path dataDir) {
     return StoreConfig.builder(dataDir)
         .commitMode(commitMode)
@@ -166,6 +177,7 @@ final class StoreOptions {
         .retention(retention)
         .queueDepthMax(queueDepthMax)
         .queuesMax(queuesMax)
+        .dbPagesMax(dbPagesMax)
         .build();
   }
 

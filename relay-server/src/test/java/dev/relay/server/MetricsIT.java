@@ -55,7 +55,12 @@ class MetricsIT {
               "relay_queue_paused{queue=\"emails\"} 0",
               "relay_database_bytes",
               "relay_commit_seconds_bucket",
-              "relay_commit_batch_commands_bucket");
+              "relay_commit_batch_commands_bucket",
+              "jvm_memory_used_bytes{area=\"heap\"}",
+              "jvm_threads_current",
+              "jvm_gc_collection_seconds_count",
+              "jvm_buffer_pool_used_bytes{pool=\"direct\"}",
+              "process_start_time_seconds");
     }
   }
 

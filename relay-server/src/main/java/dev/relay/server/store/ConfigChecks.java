@@ -23,6 +23,15 @@ final class ConfigChecks {
     return value;
   }
 
+  /** For limits where 0 means "no limit": 0, or a value in [min, max]. */
+  static long zeroOrInRange(String field, long value, long min, long max) {
+    if (value != 0 && (value < min || value > max)) {
+      throw new IllegalArgumentException(
+          field + " must be 0 (no limit) or in [" + min + ", " + max + "], was " + value);
+    }
+    return value;
+  }
+
   static double inRange(String field, double value, double min, double max) {
     if (!(value >= min && value <= max)) {
       throw outOfRange(field, Double.toString(min), Double.toString(max), Double.toString(value));

@@ -6,6 +6,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Locale;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.sqlite.SQLiteConfig;
 
 /**
@@ -13,6 +15,8 @@ import org.sqlite.SQLiteConfig;
  * driver's or the library's compile-time defaults.
  */
 final class Sqlite {
+  private static final Logger log = LoggerFactory.getLogger(Sqlite.class);
+
   /** Wait this long for a lock held by a checkpoint or a reader before failing with BUSY. */
   static final int BUSY_TIMEOUT_MILLIS = 5_000;
 
@@ -38,9 +42,10 @@ final class Sqlite {
   /**
    * The single write connection. auto_vacuum must be set before the first table exists, so it is
    * the first pragma; journal_mode is read back because SQLite answers with the mode it really
-   * chose (a file system without shared memory would silently stay in a rollback journal).
+   * chose (a file system without shared memory would silently stay in a rollback journal). {@code
+   * dbPagesMax} is {@link StoreConfig#dbPagesMax()}: 0 sets SQLite's own largest count.
    */
-  static Connection openWriter(Path file) throws SQLException {
+  static Connection openWriter(Path file, long dbPagesMax) throws SQLException {
     Connection c = new SQLiteConfig().createConnection(url(file));
     try (Statement s = c.createStatement()) {
       s.executeUpdate("PRAGMA auto_vacuum = INCREMENTAL");
@@ -59,6 +64,7 @@ final class Sqlite {
       s.executeUpdate("PRAGMA temp_store = MEMORY");
       s.executeUpdate("PRAGMA wal_autocheckpoint = " + WAL_AUTOCHECKPOINT_PAGES);
       queryString(s, "PRAGMA journal_size_limit = " + JOURNAL_SIZE_LIMIT_BYTES);
+      capPages(s, file, dbPagesMax);
       String synchronous = queryString(s, "PRAGMA synchronous");
       if (!"2".equals(synchronous)) {
         throw new SQLException("synchronous is " + synchronous + " after asking for FULL (2)");
@@ -67,6 +73,24 @@ final class Sqlite {
     } catch (SQLException | RuntimeException e) {
       c.close();
       throw e;
+    }
+  }
+
+  /**
+   * SQLite never lowers max_page_count below the file's current size: it answers with that size
+   * instead. The store still opens (reads work, and writes that fit in free pages), but the
+   * operator who asked for a smaller cap is told.
+   */
+  private static void capPages(Statement s, Path file, long dbPagesMax) throws SQLException {
+    long requested = dbPagesMax == 0 ? StoreConfig.DB_PAGES_MAX_MAX : dbPagesMax;
+    long effective = queryLong(s, "PRAGMA max_page_count = " + requested);
+    if (effective > requested) {
+      log.warn(
+          "{} already holds {} pages, more than dbPagesMax {}: writes that need a new page fail"
+              + " with STORE_UNAVAILABLE until the cap is raised",
+          file,
+          effective,
+          requested);
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.relay.server.store;
 
 import static dev.relay.server.store.ConfigChecks.inRange;
+import static dev.relay.server.store.ConfigChecks.zeroOrInRange;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,6 +32,9 @@ import java.util.Objects;
  * @param readQueueCapacity read requests waiting for a thread before they fail with OVERLOADED
  * @param expirySweepInterval pause between lease-expiry sweeps
  * @param purgeInterval pause between retention purges
+ * @param dbPagesMax most pages the database file may hold (SQLite's {@code max_page_count}); 0
+ *     means no cap but SQLite's own. A write that needs more fails with retryable
+ *     STORE_UNAVAILABLE, as on a full disk
  */
 public record StoreConfig(
     Path dataDir,
@@ -52,7 +56,8 @@ public record StoreConfig(
     int readThreads,
     int readQueueCapacity,
     Duration expirySweepInterval,
-    Duration purgeInterval) {
+    Duration purgeInterval,
+    long dbPagesMax) {
 
   public static final CommitMode COMMIT_MODE_DEFAULT = CommitMode.GROUP;
 
@@ -134,6 +139,18 @@ public record StoreConfig(
   public static final Duration PURGE_INTERVAL_MIN = Duration.ofMillis(10);
   public static final Duration PURGE_INTERVAL_MAX = Duration.ofDays(1);
 
+  /** No cap but SQLite's own. */
+  public static final long DB_PAGES_MAX_DEFAULT = 0;
+
+  /**
+   * Smallest cap other than 0: an empty database takes 11 pages, so a much lower cap would leave no
+   * room for jobs (64 pages of 4 KiB are 256 KiB).
+   */
+  public static final long DB_PAGES_MAX_MIN = 64;
+
+  /** SQLite's own largest page count. */
+  public static final long DB_PAGES_MAX_MAX = 4_294_967_294L;
+
   public StoreConfig {
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(commitMode, "commitMode");
@@ -168,6 +185,7 @@ public record StoreConfig(
         EXPIRY_SWEEP_INTERVAL_MIN,
         EXPIRY_SWEEP_INTERVAL_MAX);
     inRange("purgeInterval", purgeInterval, PURGE_INTERVAL_MIN, PURGE_INTERVAL_MAX);
+    zeroOrInRange("dbPagesMax", dbPagesMax, DB_PAGES_MAX_MIN, DB_PAGES_MAX_MAX);
   }
 
   private static Duration max(Duration a, Duration b) {
@@ -221,6 +239,7 @@ public record StoreConfig(
     private int readQueueCapacity = READ_QUEUE_CAPACITY_DEFAULT;
     private Duration expirySweepInterval = EXPIRY_SWEEP_INTERVAL_DEFAULT;
     private Duration purgeInterval = PURGE_INTERVAL_DEFAULT;
+    private long dbPagesMax = DB_PAGES_MAX_DEFAULT;
 
     private Builder(Path dataDir) {
       this.dataDir = dataDir;
@@ -247,6 +266,7 @@ public record StoreConfig(
       readQueueCapacity = c.readQueueCapacity;
       expirySweepInterval = c.expirySweepInterval;
       purgeInterval = c.purgeInterval;
+      dbPagesMax = c.dbPagesMax;
     }
 
     public Builder dataDir(Path v) {
@@ -349,6 +369,11 @@ public record StoreConfig(
       return this;
     }
 
+    public Builder dbPagesMax(long v) {
+      dbPagesMax = v;
+      return this;
+    }
+
     /** The validated config; throws {@link IllegalArgumentException} naming the bad field. */
     public StoreConfig build() {
       return new StoreConfig(
@@ -371,7 +396,8 @@ public record StoreConfig(
           readThreads,
           readQueueCapacity,
           expirySweepInterval,
-          purgeInterval);
+          purgeInterval,
+          dbPagesMax);
     }
   }
 }

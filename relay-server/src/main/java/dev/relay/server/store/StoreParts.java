@@ -43,7 +43,7 @@ record StoreParts(
       DirectoryLock lock = DirectoryLock.acquire(config.dataDir(), config.lockFile());
       opened.add(lock);
       int versionFound = StartupCheck.run(file);
-      Connection connection = Sqlite.openWriter(file);
+      Connection connection = Sqlite.openWriter(file, config.dbPagesMax());
       opened.add(connection);
       Schema.migrate(connection, file);
       QueueCounts counts = new QueueCounts();

@@ -145,7 +145,13 @@ class StoreConfigTest {
             b -> b.purgeInterval(StoreConfig.PURGE_INTERVAL_MIN),
             b -> b.purgeInterval(ms(StoreConfig.PURGE_INTERVAL_MIN, -1)),
             b -> b.purgeInterval(StoreConfig.PURGE_INTERVAL_MAX),
-            b -> b.purgeInterval(ms(StoreConfig.PURGE_INTERVAL_MAX, 1))));
+            b -> b.purgeInterval(ms(StoreConfig.PURGE_INTERVAL_MAX, 1))),
+        new Bound(
+            "dbPagesMax",
+            b -> b.dbPagesMax(StoreConfig.DB_PAGES_MAX_MIN),
+            b -> b.dbPagesMax(StoreConfig.DB_PAGES_MAX_MIN - 1),
+            b -> b.dbPagesMax(StoreConfig.DB_PAGES_MAX_MAX),
+            b -> b.dbPagesMax(StoreConfig.DB_PAGES_MAX_MAX + 1)));
   }
 
   @ParameterizedTest
@@ -155,10 +161,10 @@ class StoreConfigTest {
     assertThat(bound.atMax().apply(StoreConfig.builder(DIR)).build()).isNotNull();
     assertThatThrownBy(() -> bound.belowMin().apply(StoreConfig.builder(DIR)).build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith(bound.field() + " must be in [");
+        .hasMessageStartingWith(bound.field() + " must be ");
     assertThatThrownBy(() -> bound.aboveMax().apply(StoreConfig.builder(DIR)).build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith(bound.field() + " must be in [");
+        .hasMessageStartingWith(bound.field() + " must be ");
   }
 
   @Test
@@ -169,6 +175,13 @@ class StoreConfigTest {
         .hasMessage("retention must be in [1s, 3650d], was 3651d");
     assertThatThrownBy(() -> StoreConfig.builder(DIR).writerQueueCapacity(0).build())
         .hasMessage("writerQueueCapacity must be in [1, 1000000], was 0");
+  }
+
+  @Test
+  void a_page_cap_of_zero_means_none_and_a_negative_one_is_rejected() {
+    assertThat(StoreConfig.builder(DIR).dbPagesMax(0).build().dbPagesMax()).isZero();
+    assertThatThrownBy(() -> StoreConfig.builder(DIR).dbPagesMax(-1).build())
+        .hasMessage("dbPagesMax must be 0 (no limit) or in [64, 4294967294], was -1");
   }
 
   @Test
@@ -193,6 +206,7 @@ class StoreConfigTest {
     assertThat(c.readQueueCapacity()).isEqualTo(256);
     assertThat(c.expirySweepInterval()).isEqualTo(Duration.ofSeconds(1));
     assertThat(c.purgeInterval()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(c.dbPagesMax()).isZero();
     assertThat(c.toBuilder().build()).isEqualTo(c);
     assertThat(c.databaseFile()).isEqualTo(DIR.resolve("relay.db"));
   }
