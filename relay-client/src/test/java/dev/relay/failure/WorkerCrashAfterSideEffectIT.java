@@ -129,7 +129,6 @@ class WorkerCrashAfterSideEffectIT {
     Worker worker =
         Worker.builder(client)
             .queues(QUEUE)
-            .leaseDuration(Duration.ofSeconds(30))
             .pollWait(Duration.ofSeconds(1))
             .handler(handler)
             .build();

@@ -58,7 +58,6 @@ class WorkerCrashBeforeSideEffectIT {
       Worker worker =
           Worker.builder(client)
               .queues(QUEUE)
-              .leaseDuration(Duration.ofSeconds(30))
               .pollWait(Duration.ofSeconds(1))
               .handler(
                   job -> {
