@@ -6,17 +6,17 @@ import java.time.Duration;
  * Waits for a condition the system under test reaches by itself (an ack arriving, a reconnect),
  * failing after a generous deadline; never used to wait out a timer.
  */
-final class Await {
+public final class Await {
   private static final Duration DEADLINE = Duration.ofSeconds(60);
 
   private Await() {}
 
   @FunctionalInterface
-  interface Condition {
+  public interface Condition {
     boolean holds() throws Exception;
   }
 
-  static void until(Condition condition, String what) throws Exception {
+  public static void until(Condition condition, String what) throws Exception {
     long deadline = System.nanoTime() + DEADLINE.toNanos();
     while (!condition.holds()) {
       if (System.nanoTime() > deadline) {
