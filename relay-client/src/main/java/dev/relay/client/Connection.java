@@ -127,7 +127,8 @@ final class Connection {
         "cannot send " + request.opcode() + ": " + cause.getMessage(), cause);
   }
 
-  void close() {
-    channel.close();
+  ChannelFuture close() {
+    handler.closingByClient();
+    return channel.close();
   }
 }

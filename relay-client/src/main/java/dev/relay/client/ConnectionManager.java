@@ -168,7 +168,7 @@ final class ConnectionManager implements AutoCloseable {
       current = null;
     }
     if (connection != null) {
-      connection.channel().close().awaitUninterruptibly(CLOSE_WAIT_MILLIS);
+      connection.close().awaitUninterruptibly(CLOSE_WAIT_MILLIS);
     }
     group
         .shutdownGracefully(0, CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)

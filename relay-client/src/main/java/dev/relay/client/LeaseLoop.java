@@ -72,6 +72,11 @@ final class LeaseLoop {
       permits.release(asked);
       leasing.set(false);
       RelayException e = RelayClient.asRelayException(error);
+      if (!worker.isRunning() || worker.client().isClosed()) {
+        // The worker is stopping or its client was closed under it: nothing to retry or report.
+        log.debug("lease from {} ended by shutdown: {}", worker.config().queues(), e.getMessage());
+        return;
+      }
       long delayNanos = ERROR_BACKOFF.delayNanos(failures++);
       log.warn(
           "lease from {} failed ({}); retrying in {} ms",

@@ -263,6 +263,11 @@ public final class RelayClient implements AutoCloseable {
     }
   }
 
+  /** Whether {@link #close()} was called; a closed client fails every request at once. */
+  public boolean isClosed() {
+    return connections.isClosed();
+  }
+
   /** Closes the connection, failing its pending requests, stops reconnecting, frees the thread. */
   @Override
   public void close() {

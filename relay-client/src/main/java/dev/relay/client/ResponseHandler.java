@@ -19,7 +19,8 @@ final class ResponseHandler extends SimpleChannelInboundHandler<Frame> {
 
   private final String peer;
   private PendingRequests pending;
-  private String closeReason = "closed by the server";
+  // Written on the event loop, and by close() on the caller's thread just before it closes.
+  private volatile String closeReason = "closed by the server";
 
   ResponseHandler(String peer) {
     this.peer = peer;
@@ -28,6 +29,11 @@ final class ResponseHandler extends SimpleChannelInboundHandler<Frame> {
   /** The pending table; only used on the channel's event loop. */
   PendingRequests pending() {
     return pending;
+  }
+
+  /** Called before this client closes the channel itself, so failures name the right cause. */
+  void closingByClient() {
+    closeReason = "closed by this client";
   }
 
   @Override

@@ -144,7 +144,7 @@ final class RelayClientIT {
       assertThatThrownBy(() -> RelayClient.await(f))
           .isInstanceOfSatisfying(
               RelayConnectionException.class, e -> assertThat(e.retryable()).isTrue())
-          .hasMessageContaining("lost");
+          .hasMessageContaining("lost: closed by the server");
     }
   }
 
@@ -217,8 +217,10 @@ final class RelayClientIT {
 
     client.close();
 
+    assertThat(client.isClosed()).isTrue();
     assertThatThrownBy(() -> RelayClient.await(pending))
-        .isInstanceOf(RelayConnectionException.class);
+        .isInstanceOf(RelayConnectionException.class)
+        .hasMessageContaining("closed by this client");
     assertThatThrownBy(() -> RelayClient.await(client.stats()))
         .isInstanceOf(RelayConnectionException.class)
         .hasMessageContaining("closed");

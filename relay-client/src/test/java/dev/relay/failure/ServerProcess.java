@@ -101,6 +101,31 @@ public final class ServerProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * SIGSTOP, then waits until {@code ps} reports the process stopped: it is frozen wherever it was
+   * (inside a group commit, between a commit and its replies) and reads nothing more, so a request
+   * sent from now on is never answered. Follow with {@link #kill()}.
+   */
+  public void suspend() throws IOException, InterruptedException {
+    run("kill", "-STOP", Long.toString(pid()));
+    long deadline = System.nanoTime() + EXIT_WAIT.toNanos();
+    while (!run("ps", "-o", "stat=", "-p", Long.toString(pid())).startsWith("T")) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("server pid " + pid() + " not stopped after SIGSTOP");
+      }
+      Thread.sleep(10); // waiting for another process's state; not timing logic
+    }
+  }
+
+  private static String run(String... command) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    if (p.waitFor() != 0) {
+      throw new AssertionError(String.join(" ", command) + " failed: " + output);
+    }
+    return output;
+  }
+
   /** SIGTERM, then waits for the orderly shutdown to finish; returns the exit status. */
   public int terminate() throws InterruptedException {
     process.destroy();

@@ -3,6 +3,7 @@ package dev.relay.server;
 import dev.relay.server.store.JobStore;
 import dev.relay.server.store.RecoveryReport;
 import java.net.InetSocketAddress;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,11 +51,18 @@ final class StartupSummary {
         config.store().writerQueueCapacity(),
         config.store().commitMode(),
         config.store().dbPagesMax() == 0 ? "none" : config.store().dbPagesMax());
-    if (!bound.getAddress().isLoopbackAddress() && config.authToken().isEmpty()) {
-      log.warn(
-          "listening on non-loopback address {} without --auth-token-file: any host that can"
-              + " reach it can enqueue, lease and run admin operations",
-          HostPort.format(bound));
+    openBindWarning(bound, config.authToken().isPresent()).ifPresent(log::warn);
+  }
+
+  /** The warning for a bind that hosts other than this one can reach, when no token guards it. */
+  static Optional<String> openBindWarning(InetSocketAddress bound, boolean authRequired) {
+    if (bound.getAddress().isLoopbackAddress() || authRequired) {
+      return Optional.empty();
     }
+    return Optional.of(
+        "listening on non-loopback address "
+            + HostPort.format(bound)
+            + " without --auth-token-file: any host that can reach it can enqueue, lease and run"
+            + " admin operations");
   }
 }

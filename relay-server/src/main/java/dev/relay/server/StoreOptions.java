@@ -114,6 +114,16 @@ final class StoreOptions {
   Duration backoffMax;
 
   @Option(
+      names = "--expiry-sweep-interval",
+      converter = DurationConverter.class,
+      defaultValue = "${env:RELAY_EXPIRY_SWEEP_INTERVAL:-1s}",
+      description = {
+        "Pause between sweeps that end expired leases; a LEASE also ends those of its queues.",
+        "Range [10ms, 1h]. Default: ${DEFAULT-VALUE}. Env: RELAY_EXPIRY_SWEEP_INTERVAL."
+      })
+  Duration expirySweepInterval;
+
+  @Option(
       names = "--retention",
       converter = DurationConverter.class,
       defaultValue = "${env:RELAY_RETENTION:-7d}",
@@ -163,6 +173,7 @@ final class StoreOptions {
         .leaseDuration(leaseDuration)
         .backoffBase(backoffBase)
         .backoffMax(backoffMax)
+        .expirySweepInterval(expirySweepInterval)
         .retention(retention)
         .queueDepthMax(queueDepthMax)
         .queuesMax(queuesMax)

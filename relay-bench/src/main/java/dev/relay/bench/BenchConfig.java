@@ -1,0 +1,145 @@
+package dev.relay.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What one harness run measures and how hard it pushes. Every value has a default and a range; a
+ * value out of range is rejected when the record is built, never clamped.
+ *
+ * @param scenarios the scenarios to run, in order
+ * @param repetitions measured repetitions of each configuration; the median is quoted
+ * @param warmupRounds unmeasured drains of {@code jobs} each per server process before measuring,
+ *     so the JIT has compiled the hot paths of both JVMs
+ * @param jobs jobs enqueued before, and drained in, each measured repetition
+ * @param workers relay-client connections, each running one {@code Worker}
+ * @param concurrency jobs each worker holds and runs at once
+ * @param payloadBytes bytes of every job's payload
+ * @param enqueueBatchJobs jobs per ENQUEUE_BATCH request when filling a queue
+ * @param totalConcurrencies total worker concurrency of the threads scenario, split over up to
+ *     {@code workers} workers
+ * @param deepBacklogJobs jobs waiting in the deep queue of the backlog scenario
+ * @param overloadDuration how long producers outpace the workers in the overload scenario
+ * @param overloadConcurrency concurrency of the single worker draining during the overload
+ * @param fsyncProbeDuration how long the raw write+fsync loop runs
+ * @param serverJvmOptions extra options of the server JVM and the store-only JVM
+ * @param workDir parent of the temporary data directories
+ * @param jsonFile where the JSON report goes, if anywhere
+ */
+record BenchConfig(
+    List<Scenario> scenarios,
+    int repetitions,
+    int warmupRounds,
+    int jobs,
+    int workers,
+    int concurrency,
+    int payloadBytes,
+    int enqueueBatchJobs,
+    List<Integer> totalConcurrencies,
+    int deepBacklogJobs,
+    Duration overloadDuration,
+    int overloadConcurrency,
+    Duration fsyncProbeDuration,
+    List<String> serverJvmOptions,
+    Path workDir,
+    Optional<Path> jsonFile) {
+
+  static final int REPETITIONS_DEFAULT = 3;
+  static final int REPETITIONS_MIN = 1;
+  static final int REPETITIONS_MAX = 100;
+  static final int WARMUP_ROUNDS_DEFAULT = 2;
+  static final int WARMUP_ROUNDS_MIN = 0;
+  static final int WARMUP_ROUNDS_MAX = 20;
+  static final int JOBS_DEFAULT = 5000;
+  static final int JOBS_MIN = 10;
+  static final int JOBS_MAX = 1_000_000;
+  static final int WORKERS_DEFAULT = 4;
+  static final int WORKERS_MIN = 1;
+  static final int WORKERS_MAX = 64;
+  static final int CONCURRENCY_DEFAULT = 16;
+  static final int CONCURRENCY_MIN = 1;
+  static final int CONCURRENCY_MAX = 4096;
+  static final int PAYLOAD_BYTES_DEFAULT = 64;
+  static final int PAYLOAD_BYTES_MIN = 0;
+  static final int PAYLOAD_BYTES_MAX = 65_536;
+  static final int ENQUEUE_BATCH_JOBS_DEFAULT = 100;
+  static final int ENQUEUE_BATCH_JOBS_MIN = 1;
+  static final int ENQUEUE_BATCH_JOBS_MAX = 1000;
+  static final List<Integer> TOTAL_CONCURRENCIES_DEFAULT = List.of(1, 4, 16, 64);
+  static final int DEEP_BACKLOG_JOBS_DEFAULT = 1_000_000;
+  static final int DEEP_BACKLOG_JOBS_MIN = 1000;
+  static final int DEEP_BACKLOG_JOBS_MAX = 100_000_000;
+  static final Duration OVERLOAD_DURATION_DEFAULT = Duration.ofSeconds(30);
+  static final Duration OVERLOAD_DURATION_MIN = Duration.ofSeconds(1);
+  static final Duration OVERLOAD_DURATION_MAX = Duration.ofHours(1);
+  static final int OVERLOAD_CONCURRENCY_DEFAULT = 4;
+  static final Duration FSYNC_PROBE_DURATION_DEFAULT = Duration.ofSeconds(2);
+  static final Duration FSYNC_PROBE_DURATION_MIN = Duration.ofMillis(100);
+  static final Duration FSYNC_PROBE_DURATION_MAX = Duration.ofMinutes(1);
+
+  BenchConfig {
+    scenarios = List.copyOf(scenarios);
+    if (scenarios.isEmpty()) {
+      throw new IllegalArgumentException("scenarios must name at least one scenario");
+    }
+    if (Set.copyOf(scenarios).size() != scenarios.size()) {
+      throw new IllegalArgumentException("scenarios must not repeat, was " + scenarios);
+    }
+    range("repetitions", repetitions, REPETITIONS_MIN, REPETITIONS_MAX);
+    range("warmupRounds", warmupRounds, WARMUP_ROUNDS_MIN, WARMUP_ROUNDS_MAX);
+    range("jobs", jobs, JOBS_MIN, JOBS_MAX);
+    range("workers", workers, WORKERS_MIN, WORKERS_MAX);
+    range("concurrency", concurrency, CONCURRENCY_MIN, CONCURRENCY_MAX);
+    range("payloadBytes", payloadBytes, PAYLOAD_BYTES_MIN, PAYLOAD_BYTES_MAX);
+    range("enqueueBatchJobs", enqueueBatchJobs, ENQUEUE_BATCH_JOBS_MIN, ENQUEUE_BATCH_JOBS_MAX);
+    totalConcurrencies = List.copyOf(totalConcurrencies);
+    if (totalConcurrencies.isEmpty()) {
+      throw new IllegalArgumentException("totalConcurrencies must hold at least one value");
+    }
+    for (int total : totalConcurrencies) {
+      range("totalConcurrencies entry", total, 1, WORKERS_MAX * CONCURRENCY_MAX);
+    }
+    range("deepBacklogJobs", deepBacklogJobs, DEEP_BACKLOG_JOBS_MIN, DEEP_BACKLOG_JOBS_MAX);
+    range("overloadDuration", overloadDuration, OVERLOAD_DURATION_MIN, OVERLOAD_DURATION_MAX);
+    range("overloadConcurrency", overloadConcurrency, CONCURRENCY_MIN, CONCURRENCY_MAX);
+    range(
+        "fsyncProbeDuration",
+        fsyncProbeDuration,
+        FSYNC_PROBE_DURATION_MIN,
+        FSYNC_PROBE_DURATION_MAX);
+    serverJvmOptions = List.copyOf(serverJvmOptions);
+    Objects.requireNonNull(workDir, "workDir");
+    Objects.requireNonNull(jsonFile, "jsonFile");
+  }
+
+  /** Total jobs in hand at once across all workers. */
+  int totalConcurrency() {
+    return workers * concurrency;
+  }
+
+  private static void range(String field, long value, long min, long max) {
+    if (value < min || value > max) {
+      throw new IllegalArgumentException(
+          field + " must be in [" + min + ", " + max + "], was " + value);
+    }
+  }
+
+  private static void range(String field, Duration value, Duration min, Duration max) {
+    Objects.requireNonNull(value, field);
+    if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+      throw new IllegalArgumentException(
+          field
+              + " must be in ["
+              + min.toMillis()
+              + "ms, "
+              + max.toMillis()
+              + "ms], was "
+              + value.toMillis()
+              + "ms");
+    }
+  }
+}

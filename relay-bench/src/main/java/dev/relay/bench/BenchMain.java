@@ -1,0 +1,275 @@
+package dev.relay.bench;
+
+import ch.qos.logback.classic.Level;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The {@code relay-bench} command: runs the chosen scenarios against real relay-server processes,
+ * prints a table of figures, ratios and targets, and writes the same as JSON with {@code --json}.
+ *
+ * <p>Exit codes: 0 when every scenario ran (whether or not targets were met), 2 for invalid
+ * options, 1 when a measurement failed.
+ */
+@Command(
+    name = "relay-bench",
+    mixinStandardHelpOptions = true,
+    version = "relay-bench",
+    sortOptions = false,
+    usageHelpWidth = 100,
+    description =
+        "Measures Relay end to end: a real relay-server process (synchronous=FULL) driven by real"
+            + " relay-client workers over loopback. See docs/benchmarks.md.")
+public final class BenchMain implements Callable<Integer> {
+  static final int EXIT_USAGE = 2;
+  static final int EXIT_FAILED = 1;
+
+  @Option(
+      names = "--scenario",
+      defaultValue = "default",
+      description = {
+        "Comma-separated: default, threads, backlog, overload, or all.",
+        "Default: ${DEFAULT-VALUE}."
+      })
+  String scenarios;
+
+  @Option(
+      names = "--repetitions",
+      defaultValue = "" + BenchConfig.REPETITIONS_DEFAULT,
+      description = "Measured repetitions per configuration; the median is quoted. Default: 3.")
+  int repetitions;
+
+  @Option(
+      names = "--warmup-rounds",
+      defaultValue = "" + BenchConfig.WARMUP_ROUNDS_DEFAULT,
+      description = "Unmeasured drains per process before measuring (JIT warm-up). Default: 2.")
+  int warmupRounds;
+
+  @Option(
+      names = "--jobs",
+      defaultValue = "" + BenchConfig.JOBS_DEFAULT,
+      description = "Jobs enqueued before, and drained in, each measurement. Default: 5000.")
+  int jobs;
+
+  @Option(
+      names = "--workers",
+      defaultValue = "" + BenchConfig.WORKERS_DEFAULT,
+      description = "Worker connections (one relay-client Worker each). Default: 4.")
+  int workers;
+
+  @Option(
+      names = "--concurrency",
+      defaultValue = "" + BenchConfig.CONCURRENCY_DEFAULT,
+      description = "Jobs each worker holds at once. Default: 16.")
+  int concurrency;
+
+  @Option(
+      names = "--payload-bytes",
+      defaultValue = "" + BenchConfig.PAYLOAD_BYTES_DEFAULT,
+      description = "Payload of every job. Default: 64.")
+  int payloadBytes;
+
+  @Option(
+      names = "--enqueue-batch-jobs",
+      defaultValue = "" + BenchConfig.ENQUEUE_BATCH_JOBS_DEFAULT,
+      description = "Jobs per ENQUEUE_BATCH when filling a queue. Default: 100.")
+  int enqueueBatchJobs;
+
+  @Option(
+      names = "--total-concurrencies",
+      split = ",",
+      defaultValue = "1,4,16,64",
+      description = "Total worker concurrency of the threads scenario. Default: 1,4,16,64.")
+  List<Integer> totalConcurrencies;
+
+  @Option(
+      names = "--deep-backlog-jobs",
+      defaultValue = "" + BenchConfig.DEEP_BACKLOG_JOBS_DEFAULT,
+      description = "Jobs waiting in the deep queue of the backlog scenario. Default: 1000000.")
+  int deepBacklogJobs;
+
+  @Option(
+      names = "--overload-seconds",
+      defaultValue = "30",
+      description = "How long producers outpace the workers in the overload scenario. Default: 30.")
+  long overloadSeconds;
+
+  @Option(
+      names = "--overload-concurrency",
+      defaultValue = "" + BenchConfig.OVERLOAD_CONCURRENCY_DEFAULT,
+      description = "Concurrency of the one worker draining during the overload. Default: 4.")
+  int overloadConcurrency;
+
+  @Option(
+      names = "--fsync-probe-millis",
+      defaultValue = "2000",
+      description = "How long the raw write+fsync loop runs, each time. Default: 2000.")
+  long fsyncProbeMillis;
+
+  @Option(
+      names = "--server-jvm-opts",
+      defaultValue = "",
+      description = "Extra JVM options of the server and store-only JVMs, space-separated.")
+  String serverJvmOptions;
+
+  @Option(
+      names = "--work-dir",
+      defaultValue = "${sys:java.io.tmpdir}",
+      description = "Where the temporary data directories go. Default: ${DEFAULT-VALUE}.")
+  Path workDir;
+
+  @Option(names = "--json", description = "Also write every figure, the machine and the config.")
+  Path jsonFile;
+
+  private final PrintStream out;
+  private final PrintWriter err;
+
+  BenchMain(PrintStream out, PrintWriter err) {
+    this.out = out;
+    this.err = err;
+  }
+
+  public static void main(String[] args) {
+    System.exit(run(args, System.out, new PrintWriter(System.err, true, StandardCharsets.UTF_8)));
+  }
+
+  /** Parses and runs; returns the exit code instead of exiting, for tests. */
+  static int run(String[] args, PrintStream out, PrintWriter err) {
+    CommandLine cli = new CommandLine(new BenchMain(out, err));
+    cli.setErr(err);
+    cli.setParameterExceptionHandler(
+        (e, a) -> {
+          err.println("relay-bench: " + e.getMessage() + " (see --help)");
+          return EXIT_USAGE;
+        });
+    return cli.execute(args);
+  }
+
+  @Override
+  public Integer call() {
+    BenchConfig config;
+    try {
+      config = toConfig();
+    } catch (IllegalArgumentException e) {
+      err.println("relay-bench: " + e.getMessage());
+      return EXIT_USAGE;
+    }
+    quietLogging();
+    Report report = new Report();
+    Map<String, Object> machine = Machine.describe(config.workDir());
+    out.println("relay-bench on " + machine);
+    Instant started = Instant.now();
+    try {
+      for (Scenario scenario : config.scenarios()) {
+        out.println("running scenario " + scenario.label() + " ...");
+        runScenario(scenario, config, report);
+      }
+    } catch (RuntimeException e) {
+      err.println("relay-bench: a measurement failed: " + e.getMessage());
+      e.printStackTrace(err);
+      return EXIT_FAILED;
+    }
+    Duration took = Duration.between(started, Instant.now());
+    report.note("run took " + took.toSeconds() + " s");
+    report.print(out);
+    if (config.jsonFile().isPresent()) {
+      Path file = config.jsonFile().get();
+      try {
+        new ObjectMapper()
+            .enable(SerializationFeature.INDENT_OUTPUT)
+            .writeValue(file.toFile(), report.toJson(machine, describe(config, started)));
+      } catch (IOException e) {
+        err.println("relay-bench: cannot write " + file + ": " + e.getMessage());
+        return EXIT_FAILED;
+      }
+      out.println("wrote " + file);
+    }
+    return 0;
+  }
+
+  private static void runScenario(Scenario scenario, BenchConfig config, Report report) {
+    switch (scenario) {
+      case DEFAULT -> new DefaultScenario(config, report).run();
+      case THREADS -> new ThreadsScenario(config, report).run();
+      case BACKLOG -> new BacklogScenario(config, report).run();
+      case OVERLOAD -> new OverloadScenario(config, report).run();
+    }
+  }
+
+  BenchConfig toConfig() {
+    return new BenchConfig(
+        Scenario.parseList(scenarios),
+        repetitions,
+        warmupRounds,
+        jobs,
+        workers,
+        concurrency,
+        payloadBytes,
+        enqueueBatchJobs,
+        totalConcurrencies,
+        deepBacklogJobs,
+        Duration.ofSeconds(overloadSeconds),
+        overloadConcurrency,
+        Duration.ofMillis(fsyncProbeMillis),
+        serverJvmOptions.isBlank()
+            ? List.of()
+            : Arrays.asList(serverJvmOptions.trim().split("\\s+")),
+        workDir,
+        Optional.ofNullable(jsonFile));
+  }
+
+  private static Map<String, Object> describe(BenchConfig c, Instant started) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("startedAt", started.toString());
+    m.put("scenarios", c.scenarios().stream().map(Scenario::label).toList());
+    m.put("repetitions", c.repetitions());
+    m.put("warmupRounds", c.warmupRounds());
+    m.put("jobs", c.jobs());
+    m.put("workers", c.workers());
+    m.put("concurrency", c.concurrency());
+    m.put("payloadBytes", c.payloadBytes());
+    m.put("enqueueBatchJobs", c.enqueueBatchJobs());
+    m.put("totalConcurrencies", c.totalConcurrencies());
+    m.put("deepBacklogJobs", c.deepBacklogJobs());
+    m.put("overloadSeconds", c.overloadDuration().toSeconds());
+    m.put("overloadConcurrency", c.overloadConcurrency());
+    m.put("fsyncProbeMillis", c.fsyncProbeDuration().toMillis());
+    m.put("serverJvmOptions", c.serverJvmOptions());
+    m.put("synchronous", "FULL");
+    m.put("handler", "no-op");
+    return m;
+  }
+
+  /** The harness and the store-only JVM log only warnings: their output is the report. */
+  static void quietLogging() {
+    setLevel(Logger.ROOT_LOGGER_NAME, Level.WARN);
+    // A stopped worker's abandoned long-poll LEASE fails when its client closes at the end of
+    // every drain, which relay-client reports as a WARN; a lease failing during a drain shows in
+    // the figures (or stalls the drain) instead.
+    setLevel("dev.relay.client.LeaseLoop", Level.ERROR);
+  }
+
+  private static void setLevel(String loggerName, Level level) {
+    if (LoggerFactory.getLogger(loggerName) instanceof ch.qos.logback.classic.Logger logback) {
+      logback.setLevel(level);
+    }
+  }
+}

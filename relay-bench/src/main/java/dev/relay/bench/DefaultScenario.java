@@ -1,0 +1,146 @@
+package dev.relay.bench;
+
+import dev.relay.client.RelayClient;
+import dev.relay.server.store.CommitMode;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The reference's workload, measured four ways in one run with interleaved repetitions: end to end
+ * (a server process and relay-client workers over loopback) and store-only (the same store driven
+ * in its own JVM), each in group and in per-operation commit. Also measures the disk's raw fsync
+ * rate and the peak resident memory of the group-commit server and of the client JVM.
+ */
+final class DefaultScenario extends ScenarioRun {
+  static final String E2E_GROUP = "e2e.group";
+  static final String E2E_PER_OPERATION = "e2e.perOperation";
+  static final String STORE_GROUP = "storeOnly.group";
+  static final String STORE_PER_OPERATION = "storeOnly.perOperation";
+  static final String FSYNC = "disk.fsyncPerSecond";
+
+  DefaultScenario(BenchConfig config, Report report) {
+    super(config, report);
+  }
+
+  @Override
+  void run() {
+    report.load("default.start");
+    measureFsync();
+    List<String> jvm = config.serverJvmOptions();
+    try (ServerProcess group = startServer(CommitMode.GROUP);
+        ServerProcess perOp = startServer(CommitMode.PER_OPERATION);
+        StoreOnlyProcess storeGroup =
+            StoreOnlyProcess.start(CommitMode.GROUP, jvm, config.workDir());
+        StoreOnlyProcess storePerOp =
+            StoreOnlyProcess.start(CommitMode.PER_OPERATION, jvm, config.workDir());
+        RelayClient groupAdmin = group.connect("bench-admin");
+        RelayClient perOpAdmin = perOp.connect("bench-admin");
+        RssSampler rss = new RssSampler(ProcessHandle.current().pid(), group.pid())) {
+      List<Runnable> steps = new ArrayList<>();
+      steps.add(() -> endToEnd(group, groupAdmin, E2E_GROUP));
+      steps.add(() -> endToEnd(perOp, perOpAdmin, E2E_PER_OPERATION));
+      steps.add(() -> Measurements.record(report, STORE_GROUP, storeOnly(storeGroup)));
+      steps.add(() -> Measurements.record(report, STORE_PER_OPERATION, storeOnly(storePerOp)));
+      warmUp(group, groupAdmin);
+      warmUp(perOp, perOpAdmin);
+      warmUp(storeGroup);
+      warmUp(storePerOp);
+      for (int rep = 0; rep < config.repetitions(); rep++) {
+        // Rotate the order each repetition so no mode always runs first (or last).
+        for (int i = 0; i < steps.size(); i++) {
+          steps.get((i + rep) % steps.size()).run();
+        }
+      }
+      recordMemory(group, rss);
+    }
+    measureFsync();
+    addRatios();
+    report.load("default.end");
+  }
+
+  private void warmUp(StoreOnlyProcess store) {
+    for (int round = 0; round < config.warmupRounds(); round++) {
+      measurements.storeOnly(store, "warmup");
+    }
+  }
+
+  private void endToEnd(ServerProcess server, RelayClient admin, String prefix) {
+    Measurements.record(
+        report,
+        prefix,
+        measurements.endToEnd(server, admin, "e2e", config.workers(), config.concurrency()));
+  }
+
+  private StoreOnlyProcess.Result storeOnly(StoreOnlyProcess store) {
+    return measurements.storeOnly(store, "store");
+  }
+
+  /** Once before and once after the drains, so a disk that changes speed shows as a spread. */
+  private void measureFsync() {
+    report
+        .figure(FSYNC, "ops/s", "raw 4 KiB write + fdatasync loop on the data disk")
+        .add(FsyncProbe.fsyncsPerSecond(config.workDir(), config.fsyncProbeDuration()));
+  }
+
+  private void recordMemory(ServerProcess group, RssSampler rss) {
+    long serverKiB =
+        ResidentMemory.kernelPeakKiB(group.pid()).orElseGet(() -> rss.peakKiB(group.pid()));
+    report
+        .figure(
+            "memory.server.peakRssMiB",
+            "MiB",
+            "peak resident set of the group-commit server process over its life")
+        .add(serverKiB / 1024.0);
+    report
+        .figure(
+            "memory.client.peakRssMiB",
+            "MiB",
+            "peak resident set of the harness JVM (the clients) while the default scenario ran")
+        .add(rss.peakKiB(ProcessHandle.current().pid()) / 1024.0);
+  }
+
+  private void addRatios() {
+    report.ratio(
+        "ratio.e2e.groupOverPerOperation",
+        "end-to-end throughput, group commit / per-operation commit",
+        E2E_GROUP + ".leaseAckPerSecond",
+        E2E_PER_OPERATION + ".leaseAckPerSecond");
+    report.ratio(
+        "ratio.storeOnly.groupOverPerOperation",
+        "store-only throughput, group commit / per-operation commit",
+        STORE_GROUP + ".leaseAckPerSecond",
+        STORE_PER_OPERATION + ".leaseAckPerSecond");
+    report.ratio(
+        "ratio.group.e2eOverStoreOnly",
+        "group commit throughput, end to end / store-only",
+        E2E_GROUP + ".leaseAckPerSecond",
+        STORE_GROUP + ".leaseAckPerSecond");
+    report.ratio(
+        "ratio.perOperation.e2eOverStoreOnly",
+        "per-operation commit throughput, end to end / store-only",
+        E2E_PER_OPERATION + ".leaseAckPerSecond",
+        STORE_PER_OPERATION + ".leaseAckPerSecond");
+    report.ratio(
+        "ratio.group.e2eOverFsync",
+        "end-to-end group-commit lease+ACK per second / raw fsyncs per second",
+        E2E_GROUP + ".leaseAckPerSecond",
+        FSYNC);
+    report.ratio(
+        "ratio.perOperation.e2eOverFsync",
+        "end-to-end per-operation lease+ACK per second / raw fsyncs per second",
+        E2E_PER_OPERATION + ".leaseAckPerSecond",
+        FSYNC);
+    report.target(
+        new Target(
+            "ratio.e2e.groupOverPerOperation",
+            true,
+            8,
+            "group-commit lease+ACK throughput at least 8x per-operation, same run"));
+    report.target(
+        new Target(
+            "ratio.group.e2eOverStoreOnly",
+            true,
+            0.6,
+            "end to end at least 0.6x the store-only mode, same run"));
+  }
+}

@@ -1,0 +1,109 @@
+package dev.relay.bench;
+
+import dev.relay.bench.ServerProcess.ServerCounts;
+import dev.relay.client.RelayClient;
+import dev.relay.client.Worker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Drains jobs already waiting in one queue of a {@link ServerProcess} with real relay-client {@link
+ * Worker}s (no-op handler), one {@link RelayClient} connection per worker, and times it: the clock
+ * starts just before the first worker starts and stops at the ACK reply of the last of {@code
+ * jobs}. Connections are opened before the clock starts.
+ */
+final class EndToEndDrain {
+  static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(5);
+
+  /**
+   * One drain.
+   *
+   * @param jobs jobs acknowledged
+   * @param nanos from starting the workers to the last ACK reply
+   * @param latency lease+ACK per job in nanoseconds, see {@link SlotLatency}
+   * @param server commits and committed commands during the drain, from STATS
+   * @param leasesLost leases the workers lost (0 in a healthy run)
+   * @param serverCpuNanos CPU time (user + system) the server process spent during the drain
+   * @param clientCpuNanos CPU time this harness JVM (the workers) spent during the drain
+   */
+  record Result(
+      long jobs,
+      long nanos,
+      Histogram latency,
+      ServerCounts server,
+      long leasesLost,
+      long serverCpuNanos,
+      long clientCpuNanos) {
+    double jobsPerSecond() {
+      return jobs * 1e9 / nanos;
+    }
+
+    double serverCpuMicrosPerJob() {
+      return serverCpuNanos / 1e3 / jobs;
+    }
+
+    double clientCpuMicrosPerJob() {
+      return clientCpuNanos / 1e3 / jobs;
+    }
+
+    double jobsPerCommit() {
+      return server.commits() == 0 ? 0 : (double) jobs / server.commits();
+    }
+  }
+
+  private EndToEndDrain() {}
+
+  static Result run(
+      ServerProcess server,
+      RelayClient admin,
+      String queue,
+      int jobs,
+      int workers,
+      int concurrency) {
+    List<RelayClient> clients = new ArrayList<>();
+    List<Worker> started = new ArrayList<>();
+    try {
+      for (int i = 0; i < workers; i++) {
+        clients.add(server.connect("bench-worker-" + i));
+      }
+      Histogram latency = new ConcurrentHistogram(3);
+      DrainProgress progress = new DrainProgress(jobs);
+      List<SlotLatency> slots = new ArrayList<>();
+      List<Worker> built = new ArrayList<>();
+      for (RelayClient client : clients) {
+        SlotLatency slot = new SlotLatency(latency, progress);
+        slots.add(slot);
+        built.add(
+            Worker.builder(client)
+                .queues(queue)
+                .concurrency(concurrency)
+                .handler(job -> {})
+                .listener(slot)
+                .build());
+      }
+      ServerCounts before = ServerProcess.counts(admin);
+      long serverCpu = CpuTime.nanos(server.pid());
+      long clientCpu = CpuTime.nanos(ProcessHandle.current().pid());
+      long start = System.nanoTime();
+      for (int i = 0; i < built.size(); i++) {
+        slots.get(i).start(concurrency, start);
+        built.get(i).start();
+        started.add(built.get(i));
+      }
+      long finished = progress.awaitFinishedNanos(DrainProgress.timeoutFor(jobs));
+      serverCpu = CpuTime.nanos(server.pid()) - serverCpu;
+      clientCpu = CpuTime.nanos(ProcessHandle.current().pid()) - clientCpu;
+      ServerCounts during = ServerProcess.counts(admin).minus(before);
+      long lost = slots.stream().mapToLong(SlotLatency::leasesLost).sum();
+      return new Result(jobs, finished - start, latency, during, lost, serverCpu, clientCpu);
+    } finally {
+      for (Worker worker : started) {
+        worker.shutdown(SHUTDOWN_GRACE);
+      }
+      clients.forEach(RelayClient::close);
+    }
+  }
+}

@@ -1,0 +1,63 @@
+package dev.relay.bench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+
+/**
+ * The disk's raw durable-write rate, measured in the same run as the figures it bounds: a loop that
+ * overwrites one 4 KiB block of a preallocated file (cycling over 1 MiB, as a reused WAL does) and
+ * forces it to disk with {@link FileChannel#force(boolean) force(false)}, the fdatasync that a
+ * SQLite commit costs at least once. One commit per operation cannot beat this rate.
+ */
+final class FsyncProbe {
+  static final int BLOCK_BYTES = 4096;
+  static final int BLOCKS = 256;
+
+  private FsyncProbe() {}
+
+  /**
+   * Write+fsync operations per second over {@code duration}, in a file under {@code dir} that is
+   * deleted afterwards.
+   */
+  static double fsyncsPerSecond(Path dir, Duration duration) {
+    Path file = dir.resolve("fsync-probe.bin");
+    try (FileChannel channel =
+        FileChannel.open(
+            file,
+            StandardOpenOption.CREATE_NEW,
+            StandardOpenOption.WRITE,
+            StandardOpenOption.DELETE_ON_CLOSE)) {
+      ByteBuffer block = ByteBuffer.allocateDirect(BLOCK_BYTES);
+      for (int i = 0; i < BLOCKS; i++) {
+        channel.write(block.clear(), (long) i * BLOCK_BYTES);
+      }
+      channel.force(true);
+      long start = System.nanoTime();
+      long deadline = start + duration.toNanos();
+      long ops = 0;
+      long now = start;
+      while (now - deadline < 0) {
+        block.clear().putLong(0, ops);
+        channel.write(block, (ops % BLOCKS) * BLOCK_BYTES);
+        channel.force(false);
+        ops++;
+        now = System.nanoTime();
+      }
+      return ops * 1e9 / (now - start);
+    } catch (IOException e) {
+      throw new UncheckedIOException("fsync probe in " + dir + " failed: " + e.getMessage(), e);
+    } finally {
+      try {
+        Files.deleteIfExists(file);
+      } catch (IOException e) {
+        // DELETE_ON_CLOSE already removed it.
+      }
+    }
+  }
+}

@@ -1,0 +1,130 @@
+package dev.relay.bench;
+
+import dev.relay.bench.Producer.Produced;
+import dev.relay.client.RelayClient;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The fill-then-drain step every end-to-end and store-only measurement shares, and how its results
+ * become figures of the {@link Report}.
+ */
+final class Measurements {
+  static final double NANOS_PER_MILLI = TimeUnit.MILLISECONDS.toNanos(1);
+
+  private final BenchConfig config;
+  private final byte[] payload;
+  private int queues;
+
+  Measurements(BenchConfig config) {
+    this.config = config;
+    this.payload = new byte[config.payloadBytes()];
+  }
+
+  /** A queue name not used before in this run, so every drain starts from exactly its backlog. */
+  String freshQueue(String tag) {
+    return "bench-" + tag + "-" + (++queues);
+  }
+
+  /** Enqueues {@code jobs} on a fresh queue of {@code server}, then drains them end to end. */
+  EndToEnd endToEnd(
+      ServerProcess server, RelayClient admin, String tag, int workers, int concurrency) {
+    String queue = freshQueue(tag);
+    Produced fill =
+        new Producer(admin, queue, config.enqueueBatchJobs(), payload).fill(config.jobs());
+    EndToEndDrain.Result drain =
+        EndToEndDrain.run(server, admin, queue, config.jobs(), workers, concurrency);
+    return new EndToEnd(fill, drain);
+  }
+
+  /** Fills and drains a fresh queue in the store-only JVM with the configured workers. */
+  StoreOnlyProcess.Result storeOnly(StoreOnlyProcess store, String tag) {
+    return store.drain(
+        freshQueue(tag),
+        config.jobs(),
+        config.workers(),
+        config.concurrency(),
+        config.payloadBytes(),
+        config.enqueueBatchJobs());
+  }
+
+  /**
+   * One end-to-end measurement: the fill that preceded it and the drain.
+   *
+   * @param fill the ENQUEUE_BATCH fill of the queue
+   * @param drain the timed drain
+   */
+  record EndToEnd(Produced fill, EndToEndDrain.Result drain) {}
+
+  /** Adds throughput, latency, enqueue rate and commit batching under {@code prefix}. */
+  static void record(Report report, String prefix, EndToEnd run) {
+    EndToEndDrain.Result d = run.drain();
+    recordDrain(report, prefix, d);
+    latency(report, prefix + ".latencyP999Millis", "p99.9", d.latency().getValueAtPercentile(99.9));
+    report
+        .figure(prefix + ".enqueuePerSecond", "jobs/s", "ENQUEUE_BATCH fill before the drain")
+        .add(run.fill().jobsPerSecond());
+    report
+        .figure(
+            prefix + ".commandsPerCommit",
+            "commands",
+            "store commands per server commit (mean batch) during the drain")
+        .add(
+            d.server().commits() == 0
+                ? 0
+                : (double) d.server().committedCommands() / d.server().commits());
+  }
+
+  /** Adds a drain's throughput, p50 and p99 latency and jobs per commit under {@code prefix}. */
+  static void recordDrain(Report report, String prefix, EndToEndDrain.Result d) {
+    report
+        .figure(prefix + ".leaseAckPerSecond", "jobs/s", "lease+ACK throughput over the drain")
+        .add(d.jobsPerSecond());
+    Histogram h = d.latency();
+    latency(report, prefix + ".latencyP50Millis", "p50", h.getValueAtPercentile(50));
+    latency(report, prefix + ".latencyP99Millis", "p99", h.getValueAtPercentile(99));
+    report
+        .figure(prefix + ".jobsPerCommit", "jobs", "jobs acked per server commit during the drain")
+        .add(d.jobsPerCommit());
+    report
+        .figure(
+            prefix + ".serverCpuMicrosPerJob",
+            "us",
+            "server process CPU (user + system) per lease+ACK during the drain")
+        .add(d.serverCpuMicrosPerJob());
+    report
+        .figure(
+            prefix + ".clientCpuMicrosPerJob",
+            "us",
+            "harness JVM (workers) CPU (user + system) per lease+ACK during the drain")
+        .add(d.clientCpuMicrosPerJob());
+    if (d.leasesLost() > 0) {
+      report.note(prefix + ": workers lost " + d.leasesLost() + " leases during a drain");
+    }
+  }
+
+  private static void latency(Report report, String key, String which, long nanos) {
+    report
+        .figure(key, "ms", which + " lease+ACK latency per job (worker slot free -> ACK reply)")
+        .add(nanos / NANOS_PER_MILLI);
+  }
+
+  /** Adds the store-only drain's throughput and commit batching under {@code prefix}. */
+  static void record(Report report, String prefix, StoreOnlyProcess.Result run) {
+    report
+        .figure(
+            prefix + ".leaseAckPerSecond",
+            "jobs/s",
+            "lease+ACK throughput, store driven in-process")
+        .add(run.jobsPerSecond());
+    report
+        .figure(prefix + ".jobsPerCommit", "jobs", "jobs acked per commit during the drain")
+        .add(run.commits() == 0 ? 0 : (double) run.jobs() / run.commits());
+    report
+        .figure(
+            prefix + ".cpuMicrosPerJob",
+            "us",
+            "store-only JVM CPU (user + system) per lease+ACK during the drain")
+        .add(run.cpuNanos() / 1e3 / run.jobs());
+  }
+}

@@ -1,0 +1,48 @@
+package dev.relay.bench;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/** A group of measurements the harness can run; {@code all} on the command line means every one. */
+enum Scenario {
+  /**
+   * The reference's workload (pre-enqueued jobs, 4 workers at concurrency 16, no-op handler) in
+   * group and per-operation commit, end to end and store-only, with the disk's raw fsync rate.
+   */
+  DEFAULT,
+  /** Group-commit throughput at each total worker concurrency (1, 4, 16, 64). */
+  THREADS,
+  /** Claim cost with 1,000,000 jobs waiting against 5,000. */
+  BACKLOG,
+  /** Producers outpace workers for a while: depth grows on disk, server memory should not. */
+  OVERLOAD;
+
+  /** Parses a comma-separated list such as {@code default,backlog}, or {@code all}. */
+  static List<Scenario> parseList(String text) {
+    List<Scenario> result = new ArrayList<>();
+    for (String part : text.split(",")) {
+      String name = part.trim().toLowerCase(Locale.ROOT);
+      if (name.equals("all")) {
+        result.addAll(Arrays.asList(values()));
+        continue;
+      }
+      try {
+        result.add(valueOf(name.toUpperCase(Locale.ROOT)));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "scenario '" + part.trim() + "' is not one of all, " + names());
+      }
+    }
+    return result.stream().distinct().toList();
+  }
+
+  String label() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  private static String names() {
+    return String.join(", ", Arrays.stream(values()).map(Scenario::label).toList());
+  }
+}

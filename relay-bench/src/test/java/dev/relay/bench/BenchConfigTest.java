@@ -1,0 +1,82 @@
+package dev.relay.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class BenchConfigTest {
+  @Test
+  void all_names_every_scenario_once() {
+    assertThat(Scenario.parseList("all")).containsExactly(Scenario.values());
+    assertThat(Scenario.parseList("backlog, default,backlog"))
+        .containsExactly(Scenario.BACKLOG, Scenario.DEFAULT);
+  }
+
+  @Test
+  void an_unknown_scenario_is_named_in_the_error() {
+    assertThatThrownBy(() -> Scenario.parseList("default,fast"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'fast'")
+        .hasMessageContaining("overload");
+  }
+
+  @Test
+  void defaults_are_the_reference_workload() {
+    BenchConfig config = parse();
+    assertThat(config.scenarios()).containsExactly(Scenario.DEFAULT);
+    assertThat(config.jobs()).isEqualTo(5000);
+    assertThat(config.workers()).isEqualTo(4);
+    assertThat(config.concurrency()).isEqualTo(16);
+    assertThat(config.totalConcurrency()).isEqualTo(64);
+    assertThat(config.totalConcurrencies()).containsExactly(1, 4, 16, 64);
+    assertThat(config.deepBacklogJobs()).isEqualTo(1_000_000);
+    assertThat(config.serverJvmOptions()).isEmpty();
+    assertThat(config.jsonFile()).isEmpty();
+  }
+
+  @Test
+  void limits_are_accepted_at_their_ends_and_rejected_one_past() {
+    assertThat(parse("--jobs", "10").jobs()).isEqualTo(10);
+    assertThat(parse("--jobs", "1000000").jobs()).isEqualTo(1_000_000);
+    assertThatThrownBy(() -> parse("--jobs", "9"))
+        .hasMessage("jobs must be in [10, 1000000], was 9");
+    assertThat(parse("--repetitions", "100").repetitions()).isEqualTo(100);
+    assertThatThrownBy(() -> parse("--repetitions", "0"))
+        .hasMessage("repetitions must be in [1, 100], was 0");
+    assertThatThrownBy(() -> parse("--workers", "65"))
+        .hasMessage("workers must be in [1, 64], was 65");
+    assertThatThrownBy(() -> parse("--overload-seconds", "0"))
+        .hasMessage("overloadDuration must be in [1000ms, 3600000ms], was 0ms");
+  }
+
+  @Test
+  void server_jvm_options_are_split_on_whitespace() {
+    assertThat(parse("--server-jvm-opts", " -Xmx256m  -XX:+UseG1GC ").serverJvmOptions())
+        .isEqualTo(List.of("-Xmx256m", "-XX:+UseG1GC"));
+  }
+
+  @Test
+  void an_invalid_option_exits_with_the_usage_code_and_one_line() {
+    StringWriter err = new StringWriter();
+    int exit =
+        BenchMain.run(
+            new String[] {"--jobs", "9"},
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+            new PrintWriter(err, true));
+    assertThat(exit).isEqualTo(BenchMain.EXIT_USAGE);
+    assertThat(err.toString()).isEqualTo("relay-bench: jobs must be in [10, 1000000], was 9\n");
+  }
+
+  private static BenchConfig parse(String... args) {
+    BenchMain main = new BenchMain(System.out, new PrintWriter(new StringWriter()));
+    new picocli.CommandLine(main).parseArgs(args);
+    return main.toConfig();
+  }
+}

@@ -1,0 +1,168 @@
+package dev.relay.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs the whole harness, every scenario, at tiny sizes against real server processes, and checks
+ * that the JSON report holds every figure with sane values, so the harness cannot rot unnoticed. It
+ * checks shapes and signs only; the machine is shared, so no figure is held to a speed.
+ */
+class BenchSmokeIT {
+  static final List<String> E2E_FIGURES =
+      List.of(
+          "leaseAckPerSecond",
+          "latencyP50Millis",
+          "latencyP99Millis",
+          "latencyP999Millis",
+          "enqueuePerSecond",
+          "jobsPerCommit",
+          "commandsPerCommit");
+  static final List<String> DRAIN_FIGURES =
+      List.of("leaseAckPerSecond", "latencyP50Millis", "latencyP99Millis", "jobsPerCommit");
+
+  @TempDir Path dir;
+
+  @Test
+  void every_scenario_runs_at_tiny_sizes_and_reports_every_figure() throws Exception {
+    Path json = dir.resolve("bench.json");
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    StringWriter err = new StringWriter();
+    int exit =
+        BenchMain.run(
+            new String[] {
+              "--scenario", "all",
+              "--jobs", "200",
+              "--repetitions", "1",
+              "--warmup-rounds", "0",
+              "--total-concurrencies", "1,4",
+              "--deep-backlog-jobs", "2000",
+              "--overload-seconds", "1",
+              "--overload-concurrency", "2",
+              "--fsync-probe-millis", "100",
+              "--work-dir", dir.resolve("work").toString(),
+              "--json", json.toString()
+            },
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintWriter(err, true));
+
+    assertThat(exit).as("stderr: %s", err).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8)).contains("figure", "ratio", "target");
+    JsonNode report = new ObjectMapper().readTree(json.toFile());
+
+    JsonNode machine = report.get("machine");
+    assertThat(machine.get("cores").asInt()).isPositive();
+    for (String field : List.of("cpu", "os", "java", "sqlite", "fileSystem")) {
+      assertThat(machine.get(field).asText()).as(field).isNotBlank();
+    }
+    assertThat(report.get("configuration").get("jobs").asInt()).isEqualTo(200);
+    assertThat(report.get("loadAverage1m").size()).isEqualTo(8);
+
+    JsonNode figures = report.get("figures");
+    assertThat(fieldNames(figures)).containsAll(expectedFigures());
+    for (String name : fieldNames(figures)) {
+      JsonNode f = figures.get(name);
+      double min = f.get("min").asDouble();
+      double median = f.get("median").asDouble();
+      double max = f.get("max").asDouble();
+      assertThat(min).as(name).isLessThanOrEqualTo(median);
+      assertThat(median).as(name).isLessThanOrEqualTo(max);
+      assertThat(f.get("samples").size()).as(name).isPositive();
+      if (mustBePositive(name)) {
+        assertThat(min).as(name).isPositive();
+      }
+    }
+    for (String prefix : List.of("e2e.group", "e2e.perOperation")) {
+      double p50 = median(figures, prefix + ".latencyP50Millis");
+      double p99 = median(figures, prefix + ".latencyP99Millis");
+      double p999 = median(figures, prefix + ".latencyP999Millis");
+      assertThat(p50).as(prefix).isLessThanOrEqualTo(p99);
+      assertThat(p99).as(prefix).isLessThanOrEqualTo(p999);
+    }
+    assertThat(median(figures, "overload.depthGrowthJobs")).isPositive();
+
+    JsonNode ratios = report.get("ratios");
+    assertThat(fieldNames(ratios))
+        .contains(
+            "ratio.e2e.groupOverPerOperation",
+            "ratio.storeOnly.groupOverPerOperation",
+            "ratio.group.e2eOverStoreOnly",
+            "ratio.group.e2eOverFsync",
+            "ratio.backlog.deepOverShallow",
+            "ratio.threads.total4OverTotal1");
+    for (String name : fieldNames(ratios)) {
+      assertThat(ratios.get(name).get("value").asDouble()).as(name).isPositive();
+    }
+    assertThat(report.get("targets")).hasSize(4);
+    for (JsonNode target : report.get("targets")) {
+      assertThat(target.get("met").isBoolean()).isTrue();
+    }
+    try (Stream<Path> left = Files.list(dir.resolve("work"))) {
+      assertThat(left).as("temporary data directories are removed").isEmpty();
+    }
+  }
+
+  private static List<String> expectedFigures() {
+    List<String> names = new ArrayList<>();
+    for (String prefix : List.of("e2e.group", "e2e.perOperation")) {
+      E2E_FIGURES.forEach(f -> names.add(prefix + "." + f));
+    }
+    for (String prefix : List.of("storeOnly.group", "storeOnly.perOperation")) {
+      names.add(prefix + ".leaseAckPerSecond");
+      names.add(prefix + ".jobsPerCommit");
+    }
+    for (String prefix :
+        List.of("threads.total1", "threads.total4", "backlog.shallow", "backlog.deep")) {
+      DRAIN_FIGURES.forEach(f -> names.add(prefix + "." + f));
+    }
+    names.addAll(
+        List.of(
+            "disk.fsyncPerSecond",
+            "memory.server.peakRssMiB",
+            "memory.client.peakRssMiB",
+            "backlog.deep.fillPerSecond",
+            "backlog.deep.depthAtEndJobs",
+            "overload.enqueuePerSecond",
+            "overload.leaseAckPerSecond",
+            "overload.depthGrowthJobs",
+            "overload.refusedBatches",
+            "overload.server.rssAt5kMiB",
+            "overload.server.rssAfterMiB",
+            "overload.server.rssGrowthMiB",
+            "overload.server.liveHeapAt5kMiB",
+            "overload.server.liveHeapAfterMiB"));
+    return names;
+  }
+
+  /** Rates, latencies and memory are positive; counts and differences may be zero or negative. */
+  private static boolean mustBePositive(String name) {
+    return name.endsWith("PerSecond")
+        || name.endsWith("Millis")
+        || (name.endsWith("MiB") && !name.endsWith("GrowthMiB"))
+        || name.endsWith("PerCommit");
+  }
+
+  private static double median(JsonNode figures, String name) {
+    return figures.get(name).get("median").asDouble();
+  }
+
+  private static List<String> fieldNames(JsonNode node) {
+    List<String> names = new ArrayList<>();
+    node.fieldNames().forEachRemaining(names::add);
+    return names;
+  }
+}

@@ -1,0 +1,105 @@
+package dev.relay.failure;
+
+import static dev.relay.failure.Refusals.assertRefused;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relay.client.JobSpecs;
+import dev.relay.client.RelayClient;
+import dev.relay.protocol.ErrorCode;
+import dev.relay.protocol.JobInfo;
+import dev.relay.protocol.JobState;
+import dev.relay.protocol.LeaseToken;
+import dev.relay.protocol.LeasedJob;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Failure table row 4, <b>old worker returns after reassignment</b>: its fencing token is rejected.
+ *
+ * <p>Method: worker A leases a job for 200 ms and stalls past the expiry; worker B leases the job
+ * (a new random token, a higher fencing number). A then comes back with ACK, NACK, RENEW and
+ * RELEASE, first on its old connection and then on a fresh one.
+ *
+ * <p>Expected: every request with A's token gets {@code STALE_TOKEN} and leaves the job exactly as
+ * it was, on either connection. Tokens are not bound to connections: a fresh connection presenting
+ * B's token renews B's lease, and B, reconnected, acknowledges the job with its token.
+ */
+class StaleWorkerReturnsIT {
+  private static final String QUEUE = "shipments";
+  private static final Duration SHORT_LEASE = Duration.ofMillis(200);
+  private static final Duration LONG_LEASE = Duration.ofSeconds(30);
+
+  @TempDir Path dir;
+
+  @Test
+  void the_old_holder_is_refused_with_stale_token_on_any_connection_and_changes_nothing()
+      throws Exception {
+    try (ServerProcess server =
+            ServerProcess.start(dir, "--lease-duration-min", "100ms", "--backoff-base", "10ms");
+        RelayClient observer = server.connect()) {
+      long id =
+          observer.enqueueAndWait(
+              JobSpecs.of(QUEUE, "shipment-9".getBytes(StandardCharsets.UTF_8)));
+      LeasedJob a;
+      LeasedJob b;
+      try (RelayClient workerA = server.connect();
+          RelayClient workerB = server.connect()) {
+        a = leaseOne(workerA, SHORT_LEASE);
+        JobWaits.untilExpired(a);
+        b = leaseOne(workerB, LONG_LEASE);
+        assertThat(b.jobId()).isEqualTo(id);
+        assertThat(b.token()).isNotEqualTo(a.token());
+        assertThat(b.fencing()).isGreaterThan(a.fencing());
+        assertThat(b.attempt()).isEqualTo(2);
+
+        JobInfo heldByB = RelayClient.await(observer.inspect(id));
+        assertEveryLeaseRequestIsStale(workerA, id, a.token());
+        assertThat(RelayClient.await(observer.inspect(id))).isEqualTo(heldByB);
+      }
+
+      try (RelayClient freshA = server.connect()) {
+        JobInfo heldByB = RelayClient.await(observer.inspect(id));
+        assertEveryLeaseRequestIsStale(freshA, id, a.token());
+        assertThat(RelayClient.await(observer.inspect(id))).isEqualTo(heldByB);
+
+        Instant renewed = RelayClient.await(freshA.renew(id, b.token(), LONG_LEASE));
+        assertThat(renewed.toEpochMilli()).isGreaterThanOrEqualTo(b.leaseExpiresAtMillis());
+      }
+
+      try (RelayClient reconnectedB = server.connect()) {
+        RelayClient.await(reconnectedB.ack(id, b.token()));
+      }
+      JobInfo done = RelayClient.await(observer.inspect(id));
+      assertThat(done.state()).isEqualTo(JobState.DONE);
+      assertThat(done.attempts()).isEqualTo(2);
+      assertThat(done.failures()).isZero();
+      assertRefused(ErrorCode.STALE_TOKEN, observer.ack(id, a.token()));
+      System.out.printf(
+          "StaleWorkerReturnsIT: job %d: A (fencing %d) refused STALE_TOKEN for ACK, NACK, RENEW,"
+              + " RELEASE on its old and on a fresh connection, job unchanged; B's token renewed"
+              + " from a fresh connection; B (fencing %d) acked after reconnecting%n",
+          id, a.fencing(), b.fencing());
+    }
+  }
+
+  private static void assertEveryLeaseRequestIsStale(
+      RelayClient client, long id, LeaseToken token) {
+    assertRefused(ErrorCode.STALE_TOKEN, client.ack(id, token));
+    assertRefused(ErrorCode.STALE_TOKEN, client.nack(id, token, "late", Optional.empty()));
+    assertRefused(ErrorCode.STALE_TOKEN, client.renew(id, token, LONG_LEASE));
+    assertRefused(ErrorCode.STALE_TOKEN, client.release(id, token));
+  }
+
+  private static LeasedJob leaseOne(RelayClient client, Duration lease) {
+    List<LeasedJob> jobs =
+        RelayClient.await(client.lease(List.of(QUEUE), 1, lease, Duration.ofSeconds(30)));
+    assertThat(jobs).hasSize(1);
+    return jobs.get(0);
+  }
+}
