@@ -26,10 +26,27 @@ final class EndToEndDrain {
    * @param latency lease+ACK per job in nanoseconds, see {@link SlotLatency}
    * @param server commits and committed commands during the drain, from STATS
    * @param leasesLost leases the workers lost (0 in a healthy run)
+   * @param serverCpuNanos CPU time (user + system) the server process spent during the drain
+   * @param clientCpuNanos CPU time this harness JVM (the workers) spent during the drain
    */
-  record Result(long jobs, long nanos, Histogram latency, ServerCounts server, long leasesLost) {
+  record Result(
+      long jobs,
+      long nanos,
+      Histogram latency,
+      ServerCounts server,
+      long leasesLost,
+      long serverCpuNanos,
+      long clientCpuNanos) {
     double jobsPerSecond() {
       return jobs * 1e9 / nanos;
+    }
+
+    double serverCpuMicrosPerJob() {
+      return serverCpuNanos / 1e3 / jobs;
+    }
+
+    double clientCpuMicrosPerJob() {
+      return clientCpuNanos / 1e3 / jobs;
     }
 
     double jobsPerCommit() {
@@ -68,6 +85,8 @@ final class EndToEndDrain {
                 .build());
       }
       ServerCounts before = ServerProcess.counts(admin);
+      long serverCpu = CpuTime.nanos(server.pid());
+      long clientCpu = CpuTime.nanos(ProcessHandle.current().pid());
       long start = System.nanoTime();
       for (int i = 0; i < built.size(); i++) {
         slots.get(i).start(concurrency, start);
@@ -75,9 +94,11 @@ final class EndToEndDrain {
         started.add(built.get(i));
       }
       long finished = progress.awaitFinishedNanos(DrainProgress.timeoutFor(jobs));
+      serverCpu = CpuTime.nanos(server.pid()) - serverCpu;
+      clientCpu = CpuTime.nanos(ProcessHandle.current().pid()) - clientCpu;
       ServerCounts during = ServerProcess.counts(admin).minus(before);
       long lost = slots.stream().mapToLong(SlotLatency::leasesLost).sum();
-      return new Result(jobs, finished - start, latency, during, lost);
+      return new Result(jobs, finished - start, latency, during, lost, serverCpu, clientCpu);
     } finally {
       for (Worker worker : started) {
         worker.shutdown(SHUTDOWN_GRACE);

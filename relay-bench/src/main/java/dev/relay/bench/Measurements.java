@@ -86,6 +86,18 @@ final class Measurements {
     report
         .figure(prefix + ".jobsPerCommit", "jobs", "jobs acked per server commit during the drain")
         .add(d.jobsPerCommit());
+    report
+        .figure(
+            prefix + ".serverCpuMicrosPerJob",
+            "us",
+            "server process CPU (user + system) per lease+ACK during the drain")
+        .add(d.serverCpuMicrosPerJob());
+    report
+        .figure(
+            prefix + ".clientCpuMicrosPerJob",
+            "us",
+            "harness JVM (workers) CPU (user + system) per lease+ACK during the drain")
+        .add(d.clientCpuMicrosPerJob());
     if (d.leasesLost() > 0) {
       report.note(prefix + ": workers lost " + d.leasesLost() + " leases during a drain");
     }
@@ -108,5 +120,11 @@ final class Measurements {
     report
         .figure(prefix + ".jobsPerCommit", "jobs", "jobs acked per commit during the drain")
         .add(run.commits() == 0 ? 0 : (double) run.jobs() / run.commits());
+    report
+        .figure(
+            prefix + ".cpuMicrosPerJob",
+            "us",
+            "store-only JVM CPU (user + system) per lease+ACK during the drain")
+        .add(run.cpuNanos() / 1e3 / run.jobs());
   }
 }

@@ -78,6 +78,7 @@ final class StoreOnlyMain {
     for (int i = 0; i < workers; i++) {
       pullers.add(new StorePullWorker(store, queue, concurrency, progress));
     }
+    long cpu = CpuTime.nanos(ProcessHandle.current().pid());
     long start = System.nanoTime();
     pullers.forEach(StorePullWorker::pump);
     long finished;
@@ -86,6 +87,7 @@ final class StoreOnlyMain {
     } finally {
       pullers.forEach(StorePullWorker::stop);
     }
+    cpu = CpuTime.nanos(ProcessHandle.current().pid()) - cpu;
     return "enqueueNanos="
         + enqueueNanos
         + " drainNanos="
@@ -93,7 +95,9 @@ final class StoreOnlyMain {
         + " commits="
         + (counters.commits() - commitsBefore)
         + " committedCommands="
-        + (counters.committedCommands() - commandsBefore);
+        + (counters.committedCommands() - commandsBefore)
+        + " cpuNanos="
+        + cpu;
   }
 
   /** Enqueues {@code jobs} in batches, a few in flight at once like the network producer. */

@@ -33,9 +33,15 @@ final class StoreOnlyProcess implements AutoCloseable {
    * @param drainNanos from starting the pull workers to the last ACK's completion
    * @param commits durable commits during the drain
    * @param committedCommands commands in those commits
+   * @param cpuNanos CPU time (user + system) of the store-only JVM during the drain
    */
   record Result(
-      long jobs, long enqueueNanos, long drainNanos, long commits, long committedCommands) {
+      long jobs,
+      long enqueueNanos,
+      long drainNanos,
+      long commits,
+      long committedCommands,
+      long cpuNanos) {
     double jobsPerSecond() {
       return jobs * 1e9 / drainNanos;
     }
@@ -85,7 +91,8 @@ final class StoreOnlyProcess implements AutoCloseable {
               v.get("enqueueNanos"),
               v.get("drainNanos"),
               v.get("commits"),
-              v.get("committedCommands"));
+              v.get("committedCommands"),
+              v.get("cpuNanos"));
         }
       }
     } catch (IOException e) {

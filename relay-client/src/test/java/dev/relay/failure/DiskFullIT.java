@@ -58,6 +58,7 @@ class DiskFullIT {
     String leaseWhileFull;
     try (ServerProcess server =
         ServerProcess.start(dir, "--db-pages-max", Integer.toString(PAGES_CAP))) {
+      assertThat(server.log()).contains("dbPagesMax=" + PAGES_CAP);
       try (RelayClient client = server.connect()) {
         int next = fill(client, acknowledged, refused);
         for (int probe = 0; probe < FULL_PROBES; probe++) {

@@ -25,7 +25,7 @@ final class StartupSummary {
             + "inFlightRequestsMax={} payloadBytesMax={} frameBytesMax={} jobsPerLeaseMax={} "
             + "jobsPerBatchMax={} parkedPollsMax={} handshakeTimeout={} idleTimeout={} "
             + "frameReadTimeout={} waitMax={} leaseDuration=[{}, {}] writerQueueCapacity={} "
-            + "commitMode={}",
+            + "commitMode={} dbPagesMax={}",
         RelayServer.VERSION,
         HostPort.format(bound),
         config.tls().isPresent() ? "on" : "off",
@@ -49,7 +49,8 @@ final class StartupSummary {
         Durations.format(config.store().leaseDurationMin()),
         Durations.format(config.store().leaseDurationMax()),
         config.store().writerQueueCapacity(),
-        config.store().commitMode());
+        config.store().commitMode(),
+        config.store().dbPagesMax() == 0 ? "none" : config.store().dbPagesMax());
     openBindWarning(bound, config.authToken().isPresent()).ifPresent(log::warn);
   }
 

@@ -1,0 +1,174 @@
+package dev.relay.failure;
+
+import dev.relay.client.Await;
+import dev.relay.failure.HistoryEvent.ServerKilled;
+import dev.relay.failure.RecordingWorker.Fate;
+import dev.relay.failure.RecordingWorker.FatePolicy;
+import dev.relay.protocol.JobInfo;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One recorded run against a real server process: the server, producers and workers on their own
+ * threads, the {@link Gate} they pass, the {@link History} they record into, and an admin client
+ * for stats and inspection. Closing it stops every thread and kills the server.
+ */
+final class RecordedRun implements AutoCloseable {
+  static final Duration STOP_WAIT = Duration.ofSeconds(60);
+
+  private final History history;
+  private final JobPlan plan;
+  private final Gate gate = new Gate();
+  private final ExecutorService threads = Executors.newCachedThreadPool();
+  private final List<RecordingClient> clients = new ArrayList<>();
+  private final List<Future<Void>> producers = new ArrayList<>();
+  private final List<RecordingWorker> workers = new ArrayList<>();
+  private final List<Future<Void>> workerRuns = new ArrayList<>();
+  private final ServerProcess server;
+  private final RecordingClient admin;
+
+  private RecordedRun(ServerProcess server, JobPlan plan, History history) {
+    this.server = server;
+    this.plan = plan;
+    this.history = history;
+    this.admin = recordingClient();
+  }
+
+  /** Starts a server in {@code dir} with {@code serverFlags}; no producer or worker yet. */
+  static RecordedRun start(Path dir, JobPlan plan, int historyCapacity, String... serverFlags)
+      throws IOException {
+    return new RecordedRun(
+        ServerProcess.start(dir, serverFlags), plan, new History(historyCapacity));
+  }
+
+  History history() {
+    return history;
+  }
+
+  Gate gate() {
+    return gate;
+  }
+
+  ServerProcess server() {
+    return server;
+  }
+
+  RecordingClient admin() {
+    return admin;
+  }
+
+  /** Threads that pass the gate: producers and workers. */
+  int parties() {
+    return producers.size() + workers.size();
+  }
+
+  /** Starts {@code count} producers sharing the plan's jobs, each on its own connection. */
+  void startProducers(int count, int depthMax) {
+    int share = plan.count() / count;
+    for (int p = 0; p < count; p++) {
+      int first = p * share;
+      int jobs = p == count - 1 ? plan.count() - first : share;
+      producers.add(
+          threads.submit(
+              new RecordingProducer(recordingClient(), gate, plan, first, jobs, depthMax)));
+    }
+  }
+
+  void startWorker(FatePolicy policy, RecordingWorker.Settings settings) {
+    RecordingWorker worker = new RecordingWorker(server, history, gate, policy, settings);
+    workers.add(worker);
+    workerRuns.add(threads.submit(worker));
+  }
+
+  /** SIGKILLs the server and records the kill once the process is gone. */
+  void killServer() throws InterruptedException {
+    server.kill();
+    history.record(new ServerKilled(System.currentTimeMillis()));
+  }
+
+  /** Waits until {@code acks} ACKs in all have been accepted, failing fast if a thread failed. */
+  void awaitAcksAccepted(long acks) throws Exception {
+    Await.until(() -> failFast() && history.acksAccepted() >= acks, acks + " accepted ACKs");
+  }
+
+  /** Waits until every job is enqueued and the queue holds only done and dead jobs. */
+  void awaitDrained() throws Exception {
+    Await.until(() -> failFast() && drained(), "every job of the plan done or dead");
+  }
+
+  /** Stops the workers and waits for them; producers have finished by then. */
+  void stopWorkers() throws Exception {
+    workers.forEach(RecordingWorker::stop);
+    gate.open();
+    for (Future<Void> run : workerRuns) {
+      run.get(STOP_WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+  }
+
+  /** Inspects every job the history names and records it; answers them by id. */
+  Map<Long, JobInfo> inspectAtEnd() {
+    return admin.inspectAtEnd(HistoryQueries.jobIdsSeen(history.events()));
+  }
+
+  /** Jobs per fate over all workers; read after {@link #stopWorkers()}. */
+  Map<Fate, Integer> fates() {
+    Map<Fate, Integer> total = new EnumMap<>(Fate.class);
+    workers.forEach(w -> w.fates().forEach((fate, n) -> total.merge(fate, n, Integer::sum)));
+    return total;
+  }
+
+  @Override
+  public void close() {
+    workers.forEach(RecordingWorker::stop);
+    gate.open();
+    threads.shutdownNow();
+    try {
+      threads.awaitTermination(STOP_WAIT.toSeconds(), TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    clients.forEach(RecordingClient::close);
+    server.close();
+  }
+
+  private RecordingClient recordingClient() {
+    RecordingClient client = new RecordingClient(server.connect(), history);
+    clients.add(client);
+    return client;
+  }
+
+  private boolean failFast() throws Exception {
+    for (Future<Void> run : workerRuns) {
+      if (run.isDone()) {
+        run.get(); // a worker returns early only by failing: this rethrows why
+        throw new AssertionError("a worker stopped before it was asked to");
+      }
+    }
+    for (Future<Void> producer : producers) {
+      if (producer.isDone()) {
+        producer.get();
+      }
+    }
+    return true;
+  }
+
+  private boolean drained() {
+    if (!producers.stream().allMatch(Future::isDone)) {
+      return false;
+    }
+    return admin
+        .queueStats(plan.queue())
+        .map(
+            q -> q.ready() + q.scheduled() + q.leased() == 0 && q.done() + q.dead() == plan.count())
+        .orElse(false);
+  }
+}
