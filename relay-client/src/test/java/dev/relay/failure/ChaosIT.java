@@ -57,6 +57,7 @@ final class ChaosIT {
             dir,
             PLAN,
             JOBS * EVENTS_PER_JOB_MAX,
+            ServerProcess.QUICK_START_JVM,
             "--lease-duration-min",
             "100ms",
             "--backoff-base",
