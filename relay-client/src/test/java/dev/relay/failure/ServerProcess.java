@@ -177,7 +177,7 @@ public final class ServerProcess implements AutoCloseable {
    */
   public static Refusal startRefused(Path workDir, String... extraArgs)
       throws IOException, InterruptedException {
-    try (ServerProcess server = new ServerProcess(workDir, List.of(extraArgs))) {
+    try (ServerProcess server = new ServerProcess(workDir, List.of(), List.of(extraArgs))) {
       server.starts++;
       server.process = server.startProcess(workDir.resolve("server-1.port"));
       if (!server.process.waitFor(START_WAIT.toSeconds(), TimeUnit.SECONDS)) {
