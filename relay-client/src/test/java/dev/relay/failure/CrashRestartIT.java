@@ -67,7 +67,8 @@ final class CrashRestartIT {
   void a_kill_mid_commit_loses_no_acknowledged_enqueue_or_ack_and_voids_every_old_lease()
       throws Exception {
     try (RecordedRun run =
-        RecordedRun.start(dir, PLAN, 20_000, "--backoff-base", "10ms", "--backoff-max", "100ms")) {
+        RecordedRun.start(
+            dir, PLAN, 20_000, List.of(), "--backoff-base", "10ms", "--backoff-max", "100ms")) {
       run.startProducers(PRODUCERS, DEPTH_MAX);
       for (int w = 0; w < WORKERS; w++) {
         run.startWorker(job -> JobPlan.meantToFail(job) ? Fate.NACK : Fate.ACK, LEASING);

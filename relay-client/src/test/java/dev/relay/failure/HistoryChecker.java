@@ -22,8 +22,10 @@ import java.util.TreeMap;
  * <p>Where the client cannot know exactly when the server acted, the checker assumes the moment
  * that makes a violation least likely, so everything it reports is a real broken promise. A lease
  * is held from the server's grant time (known exactly from the expiry it set) to the earliest of
- * its expiry, the sending of an accepted ACK or NACK for it (the server acted after that), and the
- * first kill after its grant (recorded once the process had exited, before the next one started).
+ * its expiry, the sending of an ACK or NACK for it that the server accepted or may have applied
+ * (its answer was lost to a dropped connection; the server acted after the sending, if at all), and
+ * the first kill after its grant (recorded once the process had exited, before the next one
+ * started).
  */
 final class HistoryChecker {
   /** The promises checked, one per rule. */
@@ -159,7 +161,7 @@ final class HistoryChecker {
   private static final class JobHistory {
     final List<LeaseGranted> leases = new ArrayList<>();
     final List<Settled> acksAccepted = new ArrayList<>();
-    final Map<LeaseToken, Long> settledSentAtMillis = new HashMap<>();
+    final Map<LeaseToken, Long> mayHaveSettledAtMillis = new HashMap<>();
     boolean enqueueAcked;
     Inspected inspected;
 
@@ -168,9 +170,9 @@ final class HistoryChecker {
         enqueueAcked = true;
       } else if (event instanceof LeaseGranted g) {
         leases.add(g);
-      } else if (event instanceof Settled s && s.accepted()) {
-        settledSentAtMillis.merge(s.token(), s.sentAtMillis(), Math::min);
-        if (s.verb() == Verb.ACK) {
+      } else if (event instanceof Settled s && (s.accepted() || s.outcomeUnknown())) {
+        mayHaveSettledAtMillis.merge(s.token(), s.sentAtMillis(), Math::min);
+        if (s.verb() == Verb.ACK && s.accepted()) {
           acksAccepted.add(s);
         }
       } else if (event instanceof Inspected i) {
@@ -182,10 +184,10 @@ final class HistoryChecker {
       return leases.stream().filter(l -> l.token().equals(token)).findFirst().orElse(null);
     }
 
-    /** The earliest moment the lease can have ended: expiry, its accepted ACK/NACK, or a kill. */
+    /** The earliest moment the lease can have ended: expiry, an ACK/NACK for it, or a kill. */
     long endOf(LeaseGranted lease, List<Long> killsAtMillis) {
       long end = lease.expiresAtMillis();
-      end = Math.min(end, settledSentAtMillis.getOrDefault(lease.token(), Long.MAX_VALUE));
+      end = Math.min(end, mayHaveSettledAtMillis.getOrDefault(lease.token(), Long.MAX_VALUE));
       for (long killAtMillis : killsAtMillis) {
         if (killAtMillis >= lease.grantedAtMillis()) {
           return Math.min(end, killAtMillis);

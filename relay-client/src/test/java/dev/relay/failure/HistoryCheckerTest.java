@@ -60,6 +60,13 @@ final class HistoryCheckerTest {
     history.add(new LeaseGranted(600, 5, t5, 1, 400, 10_400));
     leased(5, 2, 2_000, 12_000);
     inspected(5, JobState.DEAD, 2);
+    // 6: a NACK whose answer a closed connection swallowed did land; the job was leased again.
+    enqueued(6);
+    LeaseToken t6 = leased(6, 1, 100, 10_000);
+    history.add(new Settled(300, 200, Verb.NACK, 6, t6, Optional.of(ErrorCode.CONNECTION_LOST)));
+    LeaseToken t6b = leased(6, 2, 250, 10_250);
+    nack(6, t6b, 400);
+    inspected(6, JobState.DEAD, 2);
 
     assertThat(HistoryChecker.check(history)).isEmpty();
   }
@@ -133,13 +140,21 @@ final class HistoryCheckerTest {
     leased(4, 1, 20_100, 30_000);
     leased(4, 2, 20_200, 30_000);
     inspected(4, JobState.DEAD, 2);
+    // 5: a NACK the server refused did not end the lease.
+    enqueued(5);
+    LeaseToken refused = leased(5, 1, 20_100, 30_000);
+    history.add(
+        new Settled(20_160, 20_150, Verb.NACK, 5, refused, Optional.of(ErrorCode.LEASE_EXPIRED)));
+    leased(5, 2, 20_200, 30_000);
+    inspected(5, JobState.DEAD, 2);
 
     assertThat(rulesBroken())
         .containsExactly(
             tuple(Rule.LEASES_OVERLAP, 1L),
             tuple(Rule.LEASES_OVERLAP, 2L),
             tuple(Rule.LEASES_OVERLAP, 3L),
-            tuple(Rule.LEASES_OVERLAP, 4L));
+            tuple(Rule.LEASES_OVERLAP, 4L),
+            tuple(Rule.LEASES_OVERLAP, 5L));
   }
 
   @Test

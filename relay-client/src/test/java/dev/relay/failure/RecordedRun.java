@@ -43,11 +43,15 @@ final class RecordedRun implements AutoCloseable {
     this.admin = recordingClient();
   }
 
-  /** Starts a server in {@code dir} with {@code serverFlags}; no producer or worker yet. */
-  static RecordedRun start(Path dir, JobPlan plan, int historyCapacity, String... serverFlags)
+  /**
+   * Starts a server in {@code dir} with {@code jvmOptions} and {@code serverFlags}; no producer or
+   * worker yet.
+   */
+  static RecordedRun start(
+      Path dir, JobPlan plan, int historyCapacity, List<String> jvmOptions, String... serverFlags)
       throws IOException {
-    return new RecordedRun(
-        ServerProcess.start(dir, serverFlags), plan, new History(historyCapacity));
+    ServerProcess server = ServerProcess.start(dir, jvmOptions, serverFlags);
+    return new RecordedRun(server, plan, new History(historyCapacity));
   }
 
   History history() {
