@@ -133,7 +133,7 @@ final class CrashRestartIT {
     StatsResult beforeKill = run.admin().client().stats().join();
     run.killServer();
     run.gate().close();
-    run.gate().awaitWaiting(run.parties(), RecordedRun.STOP_WAIT);
+    run.awaitEveryoneAtGate();
     run.server().restart();
     ServerProcess.awaitConnected(run.admin().client());
     return beforeKill;

@@ -1,8 +1,5 @@
 package dev.relay.failure;
 
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-
 /**
  * Where producers and workers pass between iterations, so a test can hold all of them around a kill
  * and restart and know when every one has stopped sending: closed, {@link #pass()} waits.
@@ -26,7 +23,6 @@ final class Gate {
       return;
     }
     waiting++;
-    notifyAll();
     try {
       while (!open) {
         wait();
@@ -36,16 +32,8 @@ final class Gate {
     }
   }
 
-  /** Waits until {@code parties} threads wait at the closed gate, failing after {@code within}. */
-  synchronized void awaitWaiting(int parties, Duration within) throws InterruptedException {
-    long deadline = System.nanoTime() + within.toNanos();
-    while (waiting < parties) {
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
-        throw new AssertionError(
-            waiting + " of " + parties + " threads reached the gate within " + within);
-      }
-      TimeUnit.NANOSECONDS.timedWait(this, left);
-    }
+  /** Threads waiting at the closed gate now. */
+  synchronized int waiting() {
+    return waiting;
   }
 }

@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * for stats and inspection. Closing it stops every thread and kills the server.
  */
 final class RecordedRun implements AutoCloseable {
-  static final Duration STOP_WAIT = Duration.ofSeconds(60);
+  private static final Duration STOP_WAIT = Duration.ofSeconds(60);
 
   private final History history;
   private final JobPlan plan;
@@ -70,9 +70,14 @@ final class RecordedRun implements AutoCloseable {
     return admin;
   }
 
-  /** Threads that pass the gate: producers and workers. */
-  int parties() {
-    return producers.size() + workers.size();
+  /**
+   * Waits until every producer and worker still running waits at the closed gate, so none sends
+   * anything until it opens. A producer that has finished its jobs never comes to the gate again.
+   */
+  void awaitEveryoneAtGate() throws Exception {
+    Await.until(
+        () -> gate.waiting() == running(producers) + running(workerRuns),
+        "every running producer and worker at the gate");
   }
 
   /** Starts {@code count} producers sharing the plan's jobs, each on its own connection. */
@@ -148,6 +153,10 @@ final class RecordedRun implements AutoCloseable {
     RecordingClient client = new RecordingClient(server.connect(), history);
     clients.add(client);
     return client;
+  }
+
+  private static long running(List<Future<Void>> runs) {
+    return runs.stream().filter(run -> !run.isDone()).count();
   }
 
   private boolean failFast() throws Exception {
