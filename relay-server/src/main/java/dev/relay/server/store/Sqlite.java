@@ -41,7 +41,7 @@ final class Sqlite {
    * chose (a file system without shared memory would silently stay in a rollback journal).
    */
   static Connection openWriter(Path file) throws SQLException {
-    Connection c = new SQLiteConfig().createConnection(url(file));
+    Connection c = config().createConnection(url(file));
     try (Statement s = c.createStatement()) {
       s.executeUpdate("PRAGMA auto_vacuum = INCREMENTAL");
       String mode = queryString(s, "PRAGMA journal_mode = WAL");
@@ -75,7 +75,7 @@ final class Sqlite {
    * pragma can write through it.
    */
   static Connection openReadOnly(Path file) throws SQLException {
-    SQLiteConfig config = new SQLiteConfig();
+    SQLiteConfig config = config();
     config.setReadOnly(true);
     Connection c = config.createConnection(url(file));
     try (Statement s = c.createStatement()) {
@@ -88,6 +88,18 @@ final class Sqlite {
       c.close();
       throw e;
     }
+  }
+
+  /**
+   * The driver settings of every connection. The store never asks for generated keys (inserts use
+   * {@code RETURNING id}), and with that support on, sqlite-jdbc matches every executed update's
+   * SQL against an INSERT regex: the largest share of the writer's Java CPU in a JFR profile of a
+   * lease+ACK drain.
+   */
+  private static SQLiteConfig config() {
+    SQLiteConfig config = new SQLiteConfig();
+    config.setGetGeneratedKeys(false);
+    return config;
   }
 
   static String queryString(Statement s, String sql) throws SQLException {
