@@ -29,15 +29,15 @@ final class BacklogScenario extends ScenarioRun {
         RelayClient deepAdmin = deep.connect("bench-admin")) {
       fillDeep(deepAdmin);
       warmUp(shallow, shallowAdmin);
-      for (int round = 0; round < config.warmupRounds(); round++) {
-        drainDeep(deep, deepAdmin);
+      if (config.warmupJobs() > 0) {
+        drainDeep(deep, deepAdmin, config.warmupJobs());
       }
       for (int rep = 0; rep < config.repetitions(); rep++) {
         if (rep % 2 == 0) {
           measureShallow(shallow, shallowAdmin);
-          Measurements.recordDrain(report, DEEP, drainDeep(deep, deepAdmin));
+          Measurements.recordDrain(report, DEEP, drainDeep(deep, deepAdmin, config.jobs()));
         } else {
-          Measurements.recordDrain(report, DEEP, drainDeep(deep, deepAdmin));
+          Measurements.recordDrain(report, DEEP, drainDeep(deep, deepAdmin, config.jobs()));
           measureShallow(shallow, shallowAdmin);
         }
       }
@@ -74,15 +74,10 @@ final class BacklogScenario extends ScenarioRun {
 
   private void measureShallow(ServerProcess shallow, RelayClient admin) {
     Measurements.recordDrain(
-        report,
-        SHALLOW,
-        measurements
-            .endToEnd(shallow, admin, "shallow", config.workers(), config.concurrency())
-            .drain());
+        report, SHALLOW, measurements.endToEnd(shallow, admin, "shallow").drain());
   }
 
-  private EndToEndDrain.Result drainDeep(ServerProcess deep, RelayClient admin) {
-    return EndToEndDrain.run(
-        deep, admin, DEEP_QUEUE, config.jobs(), config.workers(), config.concurrency());
+  private EndToEndDrain.Result drainDeep(ServerProcess deep, RelayClient admin, int jobs) {
+    return EndToEndDrain.run(deep, admin, DEEP_QUEUE, jobs, config.workers(), config.concurrency());
   }
 }

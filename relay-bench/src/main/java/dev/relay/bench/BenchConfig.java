@@ -13,8 +13,11 @@ import java.util.Set;
  *
  * @param scenarios the scenarios to run, in order
  * @param repetitions measured repetitions of each configuration; the median is quoted
- * @param warmupRounds unmeasured drains of {@code jobs} each per server process before measuring,
- *     so the JIT has compiled the hot paths of both JVMs
+ * @param warmupJobs jobs filled and drained, unmeasured, through each group-commit server and
+ *     store-only process before its first measurement, so the JIT has compiled the hot paths of
+ *     both JVMs (CPU per job settles only after some 40,000 jobs)
+ * @param perOperationWarmupJobs the same for per-operation processes, whose throughput one fsync
+ *     per commit bounds, and whose measured repetitions keep warming them
  * @param jobs jobs enqueued before, and drained in, each measured repetition
  * @param workers relay-client connections, each running one {@code Worker}
  * @param concurrency jobs each worker holds and runs at once
@@ -33,7 +36,8 @@ import java.util.Set;
 record BenchConfig(
     List<Scenario> scenarios,
     int repetitions,
-    int warmupRounds,
+    int warmupJobs,
+    int perOperationWarmupJobs,
     int jobs,
     int workers,
     int concurrency,
@@ -51,9 +55,10 @@ record BenchConfig(
   static final int REPETITIONS_DEFAULT = 3;
   static final int REPETITIONS_MIN = 1;
   static final int REPETITIONS_MAX = 100;
-  static final int WARMUP_ROUNDS_DEFAULT = 2;
-  static final int WARMUP_ROUNDS_MIN = 0;
-  static final int WARMUP_ROUNDS_MAX = 20;
+  static final int WARMUP_JOBS_DEFAULT = 40_000;
+  static final int PER_OPERATION_WARMUP_JOBS_DEFAULT = 10_000;
+  static final int WARMUP_JOBS_MIN = 0;
+  static final int WARMUP_JOBS_MAX = 10_000_000;
   static final int JOBS_DEFAULT = 5000;
   static final int JOBS_MIN = 10;
   static final int JOBS_MAX = 1_000_000;
@@ -90,7 +95,8 @@ record BenchConfig(
       throw new IllegalArgumentException("scenarios must not repeat, was " + scenarios);
     }
     range("repetitions", repetitions, REPETITIONS_MIN, REPETITIONS_MAX);
-    range("warmupRounds", warmupRounds, WARMUP_ROUNDS_MIN, WARMUP_ROUNDS_MAX);
+    range("warmupJobs", warmupJobs, WARMUP_JOBS_MIN, WARMUP_JOBS_MAX);
+    range("perOperationWarmupJobs", perOperationWarmupJobs, WARMUP_JOBS_MIN, WARMUP_JOBS_MAX);
     range("jobs", jobs, JOBS_MIN, JOBS_MAX);
     range("workers", workers, WORKERS_MIN, WORKERS_MAX);
     range("concurrency", concurrency, CONCURRENCY_MIN, CONCURRENCY_MAX);
@@ -104,6 +110,14 @@ record BenchConfig(
       range("totalConcurrencies entry", total, 1, WORKERS_MAX * CONCURRENCY_MAX);
     }
     range("deepBacklogJobs", deepBacklogJobs, DEEP_BACKLOG_JOBS_MIN, DEEP_BACKLOG_JOBS_MAX);
+    long deepDrained = warmupJobs + (long) repetitions * jobs;
+    if (scenarios.contains(Scenario.BACKLOG) && deepDrained >= deepBacklogJobs) {
+      throw new IllegalArgumentException(
+          "deepBacklogJobs must exceed warmupJobs + repetitions * jobs ("
+              + deepDrained
+              + ") so the deep queue never runs dry, was "
+              + deepBacklogJobs);
+    }
     range("overloadDuration", overloadDuration, OVERLOAD_DURATION_MIN, OVERLOAD_DURATION_MAX);
     range("overloadConcurrency", overloadConcurrency, CONCURRENCY_MIN, CONCURRENCY_MAX);
     range(

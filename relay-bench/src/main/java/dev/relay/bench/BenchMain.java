@@ -58,10 +58,16 @@ public final class BenchMain implements Callable<Integer> {
   int repetitions;
 
   @Option(
-      names = "--warmup-rounds",
-      defaultValue = "" + BenchConfig.WARMUP_ROUNDS_DEFAULT,
-      description = "Unmeasured drains per process before measuring (JIT warm-up). Default: 2.")
-  int warmupRounds;
+      names = "--warmup-jobs",
+      defaultValue = "" + BenchConfig.WARMUP_JOBS_DEFAULT,
+      description = "Jobs drained unmeasured per group-commit process first (JIT). Default: 40000.")
+  int warmupJobs;
+
+  @Option(
+      names = "--per-operation-warmup-jobs",
+      defaultValue = "" + BenchConfig.PER_OPERATION_WARMUP_JOBS_DEFAULT,
+      description = "The same for per-operation processes. Default: 10000.")
+  int perOperationWarmupJobs;
 
   @Option(
       names = "--jobs",
@@ -218,7 +224,8 @@ public final class BenchMain implements Callable<Integer> {
     return new BenchConfig(
         Scenario.parseList(scenarios),
         repetitions,
-        warmupRounds,
+        warmupJobs,
+        perOperationWarmupJobs,
         jobs,
         workers,
         concurrency,
@@ -241,7 +248,8 @@ public final class BenchMain implements Callable<Integer> {
     m.put("startedAt", started.toString());
     m.put("scenarios", c.scenarios().stream().map(Scenario::label).toList());
     m.put("repetitions", c.repetitions());
-    m.put("warmupRounds", c.warmupRounds());
+    m.put("warmupJobs", c.warmupJobs());
+    m.put("perOperationWarmupJobs", c.perOperationWarmupJobs());
     m.put("jobs", c.jobs());
     m.put("workers", c.workers());
     m.put("concurrency", c.concurrency());

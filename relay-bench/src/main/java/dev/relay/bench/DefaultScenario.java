@@ -58,21 +58,12 @@ final class DefaultScenario extends ScenarioRun {
     report.load("default.end");
   }
 
-  private void warmUp(StoreOnlyProcess store) {
-    for (int round = 0; round < config.warmupRounds(); round++) {
-      measurements.storeOnly(store, "warmup");
-    }
-  }
-
   private void endToEnd(ServerProcess server, RelayClient admin, String prefix) {
-    Measurements.record(
-        report,
-        prefix,
-        measurements.endToEnd(server, admin, "e2e", config.workers(), config.concurrency()));
+    Measurements.record(report, prefix, measurements.endToEnd(server, admin, "e2e"));
   }
 
   private StoreOnlyProcess.Result storeOnly(StoreOnlyProcess store) {
-    return measurements.storeOnly(store, "store");
+    return measurements.storeOnly(store, "store", config.jobs());
   }
 
   /** Once before and once after the drains, so a disk that changes speed shows as a spread. */

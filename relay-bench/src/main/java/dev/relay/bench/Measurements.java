@@ -28,20 +28,24 @@ final class Measurements {
 
   /** Enqueues {@code jobs} on a fresh queue of {@code server}, then drains them end to end. */
   EndToEnd endToEnd(
-      ServerProcess server, RelayClient admin, String tag, int workers, int concurrency) {
+      ServerProcess server, RelayClient admin, String tag, int jobs, int workers, int concurrency) {
     String queue = freshQueue(tag);
-    Produced fill =
-        new Producer(admin, queue, config.enqueueBatchJobs(), payload).fill(config.jobs());
+    Produced fill = new Producer(admin, queue, config.enqueueBatchJobs(), payload).fill(jobs);
     EndToEndDrain.Result drain =
-        EndToEndDrain.run(server, admin, queue, config.jobs(), workers, concurrency);
+        EndToEndDrain.run(server, admin, queue, jobs, workers, concurrency);
     return new EndToEnd(fill, drain);
   }
 
+  /** {@link #endToEnd} with the configured jobs, workers and concurrency. */
+  EndToEnd endToEnd(ServerProcess server, RelayClient admin, String tag) {
+    return endToEnd(server, admin, tag, config.jobs(), config.workers(), config.concurrency());
+  }
+
   /** Fills and drains a fresh queue in the store-only JVM with the configured workers. */
-  StoreOnlyProcess.Result storeOnly(StoreOnlyProcess store, String tag) {
+  StoreOnlyProcess.Result storeOnly(StoreOnlyProcess store, String tag, int jobs) {
     return store.drain(
         freshQueue(tag),
-        config.jobs(),
+        jobs,
         config.workers(),
         config.concurrency(),
         config.payloadBytes(),

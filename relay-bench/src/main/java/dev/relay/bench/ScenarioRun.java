@@ -23,10 +23,23 @@ abstract class ScenarioRun {
     return ServerProcess.start(mode, config.serverJvmOptions(), config.workDir());
   }
 
-  /** Unmeasured drains with the default workers, so both JVMs have compiled the hot paths. */
+  /** One unmeasured fill and drain with the default workers, so both JVMs are compiled. */
   void warmUp(ServerProcess server, RelayClient admin) {
-    for (int round = 0; round < config.warmupRounds(); round++) {
-      measurements.endToEnd(server, admin, "warmup", config.workers(), config.concurrency());
+    int jobs = warmupJobs(server.commitMode());
+    if (jobs > 0) {
+      measurements.endToEnd(server, admin, "warmup", jobs, config.workers(), config.concurrency());
     }
+  }
+
+  /** The same for a store-only process. */
+  void warmUp(StoreOnlyProcess store) {
+    int jobs = warmupJobs(store.commitMode());
+    if (jobs > 0) {
+      measurements.storeOnly(store, "warmup", jobs);
+    }
+  }
+
+  int warmupJobs(CommitMode mode) {
+    return mode == CommitMode.GROUP ? config.warmupJobs() : config.perOperationWarmupJobs();
   }
 }

@@ -24,6 +24,7 @@ final class StoreOnlyProcess implements AutoCloseable {
   private final Writer commands;
   private final BufferedReader results;
   private final Path log;
+  private final CommitMode commitMode;
 
   /**
    * One store-only drain.
@@ -47,8 +48,9 @@ final class StoreOnlyProcess implements AutoCloseable {
     }
   }
 
-  private StoreOnlyProcess(Process process, Path dir, Path log) {
+  private StoreOnlyProcess(Process process, Path dir, Path log, CommitMode commitMode) {
     this.process = process;
+    this.commitMode = commitMode;
     this.dir = dir;
     this.log = log;
     this.commands = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
@@ -66,7 +68,11 @@ final class StoreOnlyProcess implements AutoCloseable {
             List.of(dir.resolve("data").toString(), mode.name()),
             log,
             true);
-    return new StoreOnlyProcess(process, dir, log);
+    return new StoreOnlyProcess(process, dir, log, mode);
+  }
+
+  CommitMode commitMode() {
+    return commitMode;
   }
 
   Result drain(String queue, int jobs, int workers, int concurrency, int payloadBytes, int batch) {

@@ -36,7 +36,9 @@ final class ThreadsScenario extends ScenarioRun {
           int total = totals.get((i + rep) % totals.size());
           int workers = workersFor(total, config);
           EndToEndDrain.Result drain =
-              measurements.endToEnd(server, admin, "threads", workers, total / workers).drain();
+              measurements
+                  .endToEnd(server, admin, "threads", config.jobs(), workers, total / workers)
+                  .drain();
           Measurements.recordDrain(report, prefix(total), drain);
         }
       }

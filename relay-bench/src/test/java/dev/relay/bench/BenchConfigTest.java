@@ -37,6 +37,8 @@ class BenchConfigTest {
     assertThat(config.totalConcurrency()).isEqualTo(64);
     assertThat(config.totalConcurrencies()).containsExactly(1, 4, 16, 64);
     assertThat(config.deepBacklogJobs()).isEqualTo(1_000_000);
+    assertThat(config.warmupJobs()).isEqualTo(40_000);
+    assertThat(config.perOperationWarmupJobs()).isEqualTo(10_000);
     assertThat(config.serverJvmOptions()).isEmpty();
     assertThat(config.jsonFile()).isEmpty();
   }
@@ -54,6 +56,24 @@ class BenchConfigTest {
         .hasMessage("workers must be in [1, 64], was 65");
     assertThatThrownBy(() -> parse("--overload-seconds", "0"))
         .hasMessage("overloadDuration must be in [1000ms, 3600000ms], was 0ms");
+  }
+
+  @Test
+  void the_deep_queue_must_outlast_every_drain_of_the_backlog_scenario() {
+    String[] base = {"--scenario", "backlog", "--jobs", "1000", "--repetitions", "2"};
+    assertThatThrownBy(() -> parse(concat(base, "--deep-backlog-jobs", "42000")))
+        .hasMessage(
+            "deepBacklogJobs must exceed warmupJobs + repetitions * jobs (42000) so the deep"
+                + " queue never runs dry, was 42000");
+    assertThat(parse(concat(base, "--deep-backlog-jobs", "42001")).deepBacklogJobs())
+        .isEqualTo(42_001);
+    assertThat(parse("--deep-backlog-jobs", "1000").deepBacklogJobs()).isEqualTo(1000);
+  }
+
+  private static String[] concat(String[] a, String... b) {
+    String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, all, a.length, b.length);
+    return all;
   }
 
   @Test

@@ -46,7 +46,7 @@ final class Sqlite {
    * dbPagesMax} is {@link StoreConfig#dbPagesMax()}: 0 sets SQLite's own largest count.
    */
   static Connection openWriter(Path file, long dbPagesMax) throws SQLException {
-    Connection c = new SQLiteConfig().createConnection(url(file));
+    Connection c = config().createConnection(url(file));
     try (Statement s = c.createStatement()) {
       s.executeUpdate("PRAGMA auto_vacuum = INCREMENTAL");
       String mode = queryString(s, "PRAGMA journal_mode = WAL");
@@ -99,7 +99,7 @@ final class Sqlite {
    * pragma can write through it.
    */
   static Connection openReadOnly(Path file) throws SQLException {
-    SQLiteConfig config = new SQLiteConfig();
+    SQLiteConfig config = config();
     config.setReadOnly(true);
     Connection c = config.createConnection(url(file));
     try (Statement s = c.createStatement()) {
@@ -112,6 +112,18 @@ final class Sqlite {
       c.close();
       throw e;
     }
+  }
+
+  /**
+   * The driver settings of every connection. The store never asks for generated keys (inserts use
+   * {@code RETURNING id}), and with that support on, sqlite-jdbc matches every executed update's
+   * SQL against an INSERT regex: the largest share of the writer's Java CPU in a JFR profile of a
+   * lease+ACK drain.
+   */
+  private static SQLiteConfig config() {
+    SQLiteConfig config = new SQLiteConfig();
+    config.setGetGeneratedKeys(false);
+    return config;
   }
 
   static String queryString(Statement s, String sql) throws SQLException {
