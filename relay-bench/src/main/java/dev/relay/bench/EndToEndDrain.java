@@ -6,6 +6,7 @@ import dev.relay.client.Worker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
 
@@ -28,6 +29,8 @@ final class EndToEndDrain {
    * @param leasesLost leases the workers lost (0 in a healthy run)
    * @param serverCpuNanos CPU time (user + system) the server process spent during the drain
    * @param clientCpuNanos CPU time this harness JVM (the workers) spent during the drain
+   * @param serverSyscalls the server's read and write system calls during the drain, where the OS
+   *     counts them
    */
   record Result(
       long jobs,
@@ -36,7 +39,8 @@ final class EndToEndDrain {
       ServerCounts server,
       long leasesLost,
       long serverCpuNanos,
-      long clientCpuNanos) {
+      long clientCpuNanos,
+      Optional<Syscalls> serverSyscalls) {
     double jobsPerSecond() {
       return jobs * 1e9 / nanos;
     }
@@ -85,6 +89,7 @@ final class EndToEndDrain {
                 .build());
       }
       ServerCounts before = ServerProcess.counts(admin);
+      Optional<Syscalls> syscalls = Syscalls.of(server.pid());
       long serverCpu = CpuTime.nanos(server.pid());
       long clientCpu = CpuTime.nanos(ProcessHandle.current().pid());
       long start = System.nanoTime();
@@ -95,10 +100,13 @@ final class EndToEndDrain {
       }
       long finished = progress.awaitFinishedNanos(DrainProgress.timeoutFor(jobs));
       serverCpu = CpuTime.nanos(server.pid()) - serverCpu;
+      Optional<Syscalls> syscallsDuring =
+          syscalls.flatMap(s -> Syscalls.of(server.pid()).map(after -> after.minus(s)));
       clientCpu = CpuTime.nanos(ProcessHandle.current().pid()) - clientCpu;
       ServerCounts during = ServerProcess.counts(admin).minus(before);
       long lost = slots.stream().mapToLong(SlotLatency::leasesLost).sum();
-      return new Result(jobs, finished - start, latency, during, lost, serverCpu, clientCpu);
+      return new Result(
+          jobs, finished - start, latency, during, lost, serverCpu, clientCpu, syscallsDuring);
     } finally {
       for (Worker worker : started) {
         worker.shutdown(SHUTDOWN_GRACE);

@@ -98,6 +98,22 @@ final class Measurements {
             "us",
             "harness JVM (workers) CPU (user + system) per lease+ACK during the drain")
         .add(d.clientCpuMicrosPerJob());
+    d.serverSyscalls()
+        .ifPresent(
+            calls -> {
+              report
+                  .figure(
+                      prefix + ".serverReadSyscallsPerJob",
+                      "calls",
+                      "server read-family system calls per lease+ACK (Linux only)")
+                  .add((double) calls.reads() / d.jobs());
+              report
+                  .figure(
+                      prefix + ".serverWriteSyscallsPerJob",
+                      "calls",
+                      "server write-family system calls per lease+ACK (Linux only)")
+                  .add((double) calls.writes() / d.jobs());
+            });
     if (d.leasesLost() > 0) {
       report.note(prefix + ": workers lost " + d.leasesLost() + " leases during a drain");
     }

@@ -5,6 +5,7 @@ import dev.relay.protocol.FrameEncoder;
 import dev.relay.protocol.Side;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import java.util.Optional;
@@ -12,7 +13,14 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
 
 /**
- * Builds a client channel's pipeline: [TLS] -> frame decoder -> response handler; frame encoder.
+ * Builds a client channel's pipeline: flush consolidation -> [TLS] -> frame decoder -> response
+ * handler; frame encoder.
+ *
+ * <p>Requests are written and flushed one by one, many of them from other threads (a worker's ACKs
+ * come from its handler threads), each as its own event-loop task. {@link
+ * FlushConsolidationHandler} turns the flushes of back-to-back tasks into one socket write: a flush
+ * outside a read is deferred to a task queued behind them (no timer, so a lone request still leaves
+ * at once), and flushes during a read wait for its end.
  */
 final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
   private static final FrameEncoder ENCODER = new FrameEncoder();
@@ -27,6 +35,10 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
 
   @Override
   protected void initChannel(SocketChannel ch) {
+    ch.pipeline()
+        .addLast(
+            new FlushConsolidationHandler(
+                FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
     sslContext.ifPresent(ssl -> ch.pipeline().addLast(tlsHandler(ssl, ch)));
     ch.pipeline()
         .addLast(new FrameDecoder(Side.CLIENT, options.frameBytesMax()))

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Compiles every Java block of README.md's "Using it" section and of docs/client.md against the
- * real API, so the documentation cannot drift from the code.
+ * Compiles every Java block of README.md's "Using it" section, docs/client.md and
+ * docs/failure-semantics.md against the real API, so the documentation cannot drift from the code.
  */
 final class DocSnippetsTest {
   private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
@@ -28,19 +28,21 @@ final class DocSnippetsTest {
       "import static java.nio.charset.StandardCharsets.UTF_8;\n"
           + "import dev.relay.client.*;\n"
           + "import dev.relay.protocol.*;\n"
+          + "import java.sql.*;\n"
           + "import java.time.*;\n"
           + "import java.util.*;\n";
 
   @TempDir Path out;
 
   @Test
-  void every_java_block_in_the_readme_and_client_docs_compiles() throws IOException {
+  void every_java_block_in_the_readme_client_and_failure_docs_compiles() throws IOException {
     String readme = Files.readString(Path.of("../README.md"));
     String usingIt = readme.substring(readme.indexOf("## Using it"));
     usingIt = usingIt.substring(0, usingIt.indexOf("\n## ", 1));
     List<String> blocks = new ArrayList<>(javaBlocks(usingIt));
     blocks.addAll(javaBlocks(Files.readString(Path.of("../docs/client.md"))));
-    assertThat(blocks).hasSizeGreaterThanOrEqualTo(4);
+    blocks.addAll(javaBlocks(Files.readString(Path.of("../docs/failure-semantics.md"))));
+    assertThat(blocks).hasSizeGreaterThanOrEqualTo(5);
 
     List<JavaFileObject> sources = new ArrayList<>();
     for (int i = 0; i < blocks.size(); i++) {

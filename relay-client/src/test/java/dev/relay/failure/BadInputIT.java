@@ -76,7 +76,7 @@ class BadInputIT {
   static RelayClient good;
   static ServerResources resources;
   static ServerResources.Sample baseline;
-  static ServerResources.Sample highest;
+  static long threadsMax;
 
   static int inputsSent;
   static long bytesSent;
@@ -119,54 +119,55 @@ class BadInputIT {
     }
     checkGoodClient();
     baseline = resources.sample();
-    highest = baseline;
+    threadsMax = baseline.threads();
   }
 
+  /**
+   * After all the attacks, whatever order they ran in: the live heap (after a full collection) and
+   * the threads are within a fixed bound of the warmed-up start.
+   */
   @AfterAll
-  static void stop() throws IOException {
-    if (good != null) {
+  static void stop() throws Exception {
+    try {
+      ServerResources.Sample end = resources.sample();
+      System.out.printf(
+          "BadInputIT: seed %d; %d hostile inputs sent (%d bytes; of %d fuzz inputs %d skipped as"
+              + " harmful); %d connections closed by the server; errors by code %s; %d answers"
+              + " checked; server live heap %d -> %d MiB, threads %d -> max %d -> %d, RSS %s ->"
+              + " %s MiB%n",
+          SEED,
+          inputsSent,
+          bytesSent,
+          FUZZ_INPUTS,
+          inputsSkippedAsHarmful,
+          closedByServer,
+          errorsByCode,
+          answersChecked,
+          baseline.liveHeapMiB(),
+          end.liveHeapMiB(),
+          baseline.threads(),
+          threadsMax,
+          end.threads(),
+          baseline.residentMiB(),
+          end.residentMiB());
+      assertThat(end.threads()).isLessThanOrEqualTo(baseline.threads() + THREADS_SLACK);
+      assertThat(end.liveHeapBytes())
+          .isLessThanOrEqualTo(baseline.liveHeapBytes() + LIVE_HEAP_SLACK_BYTES);
+    } finally {
       good.close();
-    }
-    if (server != null) {
       server.close();
     }
-    System.out.printf(
-        "BadInputIT: seed %d; %d hostile inputs sent (%d bytes; of %d fuzz inputs %d skipped as"
-            + " harmful); %d connections closed by the server; errors by code %s; %d answers"
-            + " checked; server live heap %d -> max %d MiB, threads %d -> max %d, RSS %s -> %s"
-            + " MiB%n",
-        SEED,
-        inputsSent,
-        bytesSent,
-        FUZZ_INPUTS,
-        inputsSkippedAsHarmful,
-        closedByServer,
-        errorsByCode,
-        answersChecked,
-        baseline == null ? -1 : baseline.liveHeapMiB(),
-        highest == null ? -1 : highest.liveHeapMiB(),
-        baseline == null ? -1 : baseline.threads(),
-        highest == null ? -1 : highest.threads(),
-        baseline == null ? "n/a" : baseline.residentMiB(),
-        highest == null ? "n/a" : highest.residentMiB());
   }
 
-  /** After every test: the good client is served, hostile connections are gone, bounds hold. */
+  /** After every test: the good client is served, hostile connections are gone, threads bounded. */
   @AfterEach
   void serverIsUnharmed() throws Exception {
     assertThat(server.isAlive()).isTrue();
     checkGoodClient();
     resources.awaitConnections(1);
-    ServerResources.Sample now = resources.sample();
-    highest =
-        new ServerResources.Sample(
-            Math.max(highest.liveHeapBytes(), now.liveHeapBytes()),
-            Math.max(highest.threads(), now.threads()),
-            Math.max(highest.residentBytes(), now.residentBytes()),
-            now.connections());
-    assertThat(now.threads()).isLessThanOrEqualTo(baseline.threads() + THREADS_SLACK);
-    assertThat(now.liveHeapBytes())
-        .isLessThanOrEqualTo(baseline.liveHeapBytes() + LIVE_HEAP_SLACK_BYTES);
+    long threads = resources.threads();
+    threadsMax = Math.max(threadsMax, threads);
+    assertThat(threads).isLessThanOrEqualTo(baseline.threads() + THREADS_SLACK);
   }
 
   @Test
@@ -267,7 +268,7 @@ class BadInputIT {
     resetMidFrame.write(enqueue, 0, enqueue.length / 2);
     reset.add(resetMidFrame);
     reset.add(RawConnection.open(server.port()));
-    resources.awaitConnections(1 + waitForClose.size() + reset.size());
+    // No count of them is checked here: the handshake timeout may already be closing the first.
     inputsSent += waitForClose.size() + reset.size();
 
     for (RawConnection c : reset) {

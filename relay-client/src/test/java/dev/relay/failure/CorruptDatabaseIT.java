@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,84 +37,91 @@ class CorruptDatabaseIT {
   /** B-tree page types (interior/leaf, index/table), the first byte of every b-tree page but 1. */
   static final List<Integer> BTREE_PAGE_TYPES = List.of(0x02, 0x05, 0x0A, 0x0D);
 
+  /** Written once by a real server, then copied for each test to damage its own copy. */
+  @TempDir static Path written;
+
   @TempDir Path dir;
+
+  @BeforeAll
+  static void writeJobsAndStop() throws IOException, InterruptedException {
+    try (ServerProcess server = ServerProcess.start(written)) {
+      try (RelayClient client = server.connect()) {
+        List<CompletableFuture<?>> enqueues = new ArrayList<>();
+        for (int i = 0; i < JOBS; i++) {
+          byte[] payload = new byte[PAYLOAD_BYTES];
+          Arrays.fill(payload, (byte) i);
+          enqueues.add(client.enqueue("q", payload));
+          if (enqueues.size() == 100) {
+            enqueues.forEach(RelayClient::await);
+            enqueues.clear();
+          }
+        }
+        enqueues.forEach(RelayClient::await);
+      }
+      // SIGTERM: SQLite checkpoints the WAL into relay.db, so every job lives in the main file.
+      server.terminate();
+      Path wal = server.dataDir().resolve("relay.db-wal");
+      assertThat(!Files.exists(wal) || Files.size(wal) == 0)
+          .as("the WAL is checkpointed into relay.db at a clean stop")
+          .isTrue();
+    }
+  }
+
+  /** This test's own copy of the written database, in {@code dir/data} where a server looks. */
+  private Path copyOfTheDatabase() throws IOException {
+    Path db = dir.resolve("data").resolve("relay.db");
+    Files.createDirectories(db.getParent());
+    Files.copy(written.resolve("data").resolve("relay.db"), db);
+    return db;
+  }
 
   @Test
   void a_damaged_btree_page_in_the_middle_is_refused_and_the_file_is_left_untouched()
       throws Exception {
-    try (ServerProcess server = writeJobsAndStop()) {
-      Path db = server.dataDir().resolve("relay.db");
-      int pageSize = pageSize(db);
-      long pages = Files.size(db) / pageSize;
-      long page = middleBtreePage(db, pageSize, pages);
-      overwrite(db, (page - 1) * pageSize, pageSize);
+    Path db = copyOfTheDatabase();
+    int pageSize = pageSize(db);
+    long pages = Files.size(db) / pageSize;
+    long page = middleBtreePage(db, pageSize, pages);
+    overwrite(db, (page - 1) * pageSize, pageSize);
 
-      String before = sha256(db);
-      int exit = server.restartRefused();
-      String log = server.log();
+    String log = startIsRefusedAndFileUntouched(db);
 
-      assertThat(exit).isEqualTo(RelayServerMain.EXIT_START_FAILED);
-      assertThat(log)
-          .contains(db.toString())
-          .contains("failed the startup integrity check")
-          .contains("nothing was written to it")
-          // quick_check either lists the damage or stops at it with SQLITE_CORRUPT
-          .containsAnyOf("PRAGMA quick_check reported", "malformed");
-      assertThat(sha256(db)).as("relay.db after the refused start").isEqualTo(before);
-      System.out.printf(
-          "CorruptDatabaseIT: %d jobs written, %d pages of %d bytes, page %d (b-tree) overwritten;"
-              + " start refused with exit %d; SHA-256 unchanged%n",
-          JOBS, pages, pageSize, page, exit);
-    }
+    assertThat(log)
+        .contains("failed the startup integrity check")
+        .contains("nothing was written to it")
+        // quick_check either lists the damage or stops at it with SQLITE_CORRUPT
+        .containsAnyOf("PRAGMA quick_check reported", "malformed");
+    System.out.printf(
+        "CorruptDatabaseIT: %d jobs written, %d pages of %d bytes, page %d (b-tree) overwritten;"
+            + " start refused with exit %d; SHA-256 unchanged%n",
+        JOBS, pages, pageSize, page, RelayServerMain.EXIT_START_FAILED);
   }
 
   @Test
   void a_damaged_header_is_not_a_database_and_is_refused_untouched() throws Exception {
-    try (ServerProcess server = writeJobsAndStop()) {
-      Path db = server.dataDir().resolve("relay.db");
-      overwrite(db, 0, MAGIC_BYTES);
+    Path db = copyOfTheDatabase();
+    overwrite(db, 0, MAGIC_BYTES);
 
-      String before = sha256(db);
-      int exit = server.restartRefused();
+    String log = startIsRefusedAndFileUntouched(db);
 
-      assertThat(exit).isEqualTo(RelayServerMain.EXIT_START_FAILED);
-      assertThat(server.log())
-          .contains(db.toString())
-          .contains("SQLite could not read it")
-          .contains("not a database");
-      assertThat(sha256(db)).as("relay.db after the refused start").isEqualTo(before);
-      System.out.printf(
-          "CorruptDatabaseIT: header magic overwritten; start refused with exit %d; SHA-256"
-              + " unchanged%n",
-          exit);
-    }
+    assertThat(log).contains("SQLite could not read it").contains("not a database");
+    System.out.printf(
+        "CorruptDatabaseIT: header magic overwritten; start refused with exit %d; SHA-256"
+            + " unchanged%n",
+        RelayServerMain.EXIT_START_FAILED);
   }
 
   /**
-   * Enqueues {@link #JOBS} jobs and stops the server with SIGTERM, so SQLite checkpoints the WAL
-   * into relay.db and every job lives in the main file.
+   * Starts a real server on the damaged file: it must exit with status 1, name the file, and leave
+   * every byte as it was. Answers what the server printed.
    */
-  private ServerProcess writeJobsAndStop() throws IOException, InterruptedException {
-    ServerProcess server = ServerProcess.start(dir);
-    try (RelayClient client = server.connect()) {
-      List<CompletableFuture<?>> enqueues = new ArrayList<>();
-      for (int i = 0; i < JOBS; i++) {
-        byte[] payload = new byte[PAYLOAD_BYTES];
-        Arrays.fill(payload, (byte) i);
-        enqueues.add(client.enqueue("q", payload));
-        if (enqueues.size() == 100) {
-          enqueues.forEach(RelayClient::await);
-          enqueues.clear();
-        }
-      }
-      enqueues.forEach(RelayClient::await);
-    }
-    server.terminate();
-    Path wal = server.dataDir().resolve("relay.db-wal");
-    assertThat(!Files.exists(wal) || Files.size(wal) == 0)
-        .as("the WAL is checkpointed into relay.db at a clean stop")
-        .isTrue();
-    return server;
+  private String startIsRefusedAndFileUntouched(Path db) throws Exception {
+    String before = sha256(db);
+    ServerProcess.Refusal refusal = ServerProcess.startRefused(dir);
+    assertThat(refusal.exitCode()).isEqualTo(RelayServerMain.EXIT_START_FAILED);
+    assertThat(refusal.log()).contains(db.toString());
+    assertThat(sha256(db)).as("relay.db after the refused start").isEqualTo(before);
+    return refusal.log();
   }
 
   /** The page size from the header: a big-endian u16 at offset 16, where 1 means 65536. */

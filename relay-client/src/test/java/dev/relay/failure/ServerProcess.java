@@ -168,21 +168,23 @@ public final class ServerProcess implements AutoCloseable {
     restart();
   }
 
+  /** A start that was expected to fail: the exit status and everything the server printed. */
+  public record Refusal(int exitCode, String log) {}
+
   /**
-   * Starts the server again on the same data directory, expecting it to refuse to start: waits for
-   * it to exit and returns the exit status; {@link #log()} has what it printed.
+   * Starts a server on the data already in {@code workDir/data}, expecting it to refuse to start:
+   * waits for it to exit and returns its status and output.
    */
-  public int restartRefused() throws IOException, InterruptedException {
-    if (process.isAlive()) {
-      throw new IllegalStateException("server pid " + process.pid() + " is still running");
+  public static Refusal startRefused(Path workDir, String... extraArgs)
+      throws IOException, InterruptedException {
+    try (ServerProcess server = new ServerProcess(workDir, List.of(), List.of(extraArgs))) {
+      server.starts++;
+      server.process = server.startProcess(workDir.resolve("server-1.port"));
+      if (!server.process.waitFor(START_WAIT.toSeconds(), TimeUnit.SECONDS)) {
+        throw new AssertionError("server did not exit within " + START_WAIT + ":\n" + server.log());
+      }
+      return new Refusal(server.process.exitValue(), server.log());
     }
-    starts++;
-    process = startProcess(workDir.resolve("server-" + starts + ".port"));
-    if (!process.waitFor(START_WAIT.toSeconds(), TimeUnit.SECONDS)) {
-      close();
-      throw new AssertionError("server did not exit within " + START_WAIT + ":\n" + log());
-    }
-    return process.exitValue();
   }
 
   /** Everything the most recent start has logged so far. */

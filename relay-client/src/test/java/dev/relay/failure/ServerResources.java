@@ -73,6 +73,11 @@ final class ServerResources {
         value(m, "relay_connections"));
   }
 
+  /** Live Java threads now, without a collection. */
+  long threads() throws IOException, InterruptedException {
+    return value(scrape(), "jvm_threads_current");
+  }
+
   /** Open client connections now, without a collection. */
   long connections() throws IOException, InterruptedException {
     return value(scrape(), "relay_connections");

@@ -15,10 +15,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,10 +41,21 @@ import org.junit.jupiter.api.io.TempDir;
  * STALE_TOKEN}.
  */
 class ServerRestartWithLeasesIT {
-  private static final String QUEUE = "emails";
   private static final int RETRIED_JOBS = 20;
 
-  @TempDir Path dir;
+  // One server for both tests, each on its own queue: each restarts it, and a JVM start is slow.
+  @TempDir static Path dir;
+  private static ServerProcess server;
+
+  @BeforeAll
+  static void startServer() throws Exception {
+    server = ServerProcess.start(dir);
+  }
+
+  @AfterAll
+  static void stopServer() {
+    server.close();
+  }
 
   @Test
   void after_a_sigkill_every_old_lease_is_ready_at_once_and_its_token_is_refused()
@@ -55,16 +69,16 @@ class ServerRestartWithLeasesIT {
     restartWithLeasesHeld("SIGTERM");
   }
 
-  private void restartWithLeasesHeld(String signal) throws Exception {
-    try (ServerProcess server = ServerProcess.start(dir);
-        RelayClient oldWorker = server.connect()) {
-      List<Long> retried = enqueue(oldWorker);
+  private static void restartWithLeasesHeld(String signal) throws Exception {
+    String queue = "emails-" + signal.toLowerCase(Locale.ROOT);
+    try (RelayClient oldWorker = server.connect()) {
+      List<Long> retried = enqueue(oldWorker, queue);
       long lastChance =
-          oldWorker.enqueueAndWait(JobSpecs.builder(QUEUE, bytes("last")).maxAttempts(1).build());
+          oldWorker.enqueueAndWait(JobSpecs.builder(queue, bytes("last")).maxAttempts(1).build());
       List<LeasedJob> held =
           RelayClient.await(
               oldWorker.lease(
-                  List.of(QUEUE), RETRIED_JOBS + 1, Duration.ofSeconds(30), Duration.ZERO));
+                  List.of(queue), RETRIED_JOBS + 1, Duration.ofSeconds(30), Duration.ZERO));
       assertThat(held).hasSize(RETRIED_JOBS + 1);
 
       if (signal.equals("SIGKILL")) {
@@ -95,7 +109,7 @@ class ServerRestartWithLeasesIT {
             oldWorker.renew(lease.jobId(), lease.token(), Duration.ofSeconds(30)));
       }
 
-      Map<Long, List<Integer>> attemptsRun = runWithNewWorker(server, retried);
+      Map<Long, List<Integer>> attemptsRun = runWithNewWorker(queue, retried);
       assertThat(attemptsRun).containsOnlyKeys(retried);
       assertThat(attemptsRun.values()).allSatisfy(runs -> assertThat(runs).containsExactly(2));
       for (LeasedJob lease : held) {
@@ -112,13 +126,13 @@ class ServerRestartWithLeasesIT {
   }
 
   /** Runs {@code ids} with a fresh worker until all are done; answers the attempts each ran as. */
-  private static Map<Long, List<Integer>> runWithNewWorker(ServerProcess server, List<Long> ids)
+  private static Map<Long, List<Integer>> runWithNewWorker(String queue, List<Long> ids)
       throws Exception {
     Map<Long, List<Integer>> attemptsRun = new ConcurrentHashMap<>();
     try (RelayClient client = server.connect()) {
       Worker worker =
           Worker.builder(client)
-              .queues(QUEUE)
+              .queues(queue)
               .concurrency(4)
               .pollWait(Duration.ofSeconds(1))
               .handler(
@@ -136,10 +150,10 @@ class ServerRestartWithLeasesIT {
     return attemptsRun;
   }
 
-  private static List<Long> enqueue(RelayClient client) {
+  private static List<Long> enqueue(RelayClient client, String queue) {
     List<JobSpec> specs =
         IntStream.range(0, RETRIED_JOBS)
-            .mapToObj(i -> JobSpecs.of(QUEUE, bytes("email-" + i)))
+            .mapToObj(i -> JobSpecs.of(queue, bytes("email-" + i)))
             .toList();
     return RelayClient.await(client.enqueueBatch(specs)).stream().map(r -> r.jobId()).toList();
   }

@@ -14,6 +14,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,24 +33,36 @@ import org.junit.jupiter.api.io.TempDir;
  * the second run finds the key, skips the effect and acknowledges: one side effect.
  */
 class WorkerCrashAfterSideEffectIT {
-  private static final String QUEUE = "invoices";
   private static final Duration CRASHED_LEASE = Duration.ofMillis(500);
 
-  @TempDir Path dir;
+  // One server for both tests (each on its own queue and ledger): a JVM start is the slow part.
+  @TempDir static Path dir;
+  private static ServerProcess server;
+  private static RelayClient client;
+
+  @BeforeAll
+  static void startServer() throws Exception {
+    server = ServerProcess.start(dir, "--lease-duration-min", "100ms", "--backoff-base", "10ms");
+    client = server.connect();
+  }
+
+  @AfterAll
+  static void stopServer() {
+    client.close();
+    server.close();
+  }
 
   @Test
   void a_naive_handler_applies_the_side_effect_twice_when_its_worker_dies_before_ack()
       throws Exception {
-    Path ledgerFile = dir.resolve("ledger.db");
-    try (ServerProcess server = startServer();
-        RelayClient client = server.connect();
-        Ledger ledger = Ledger.open(ledgerFile)) {
-      long id = client.enqueueAndWait(JobSpecs.of(QUEUE, payload("invoice-41")));
+    String queue = "invoices-naive";
+    Path ledgerFile = dir.resolve("naive.db");
+    try (Ledger ledger = Ledger.open(ledgerFile)) {
+      long id = client.enqueueAndWait(JobSpecs.of(queue, payload("invoice-41")));
 
       JobInfo done =
           crashAfterEffectThenRunElsewhere(
-              server,
-              client,
+              queue,
               CrashingWorker.Effect.NAIVE,
               ledgerFile,
               job -> ledger.recordEffect(job.id(), job.attempt()));
@@ -64,12 +78,11 @@ class WorkerCrashAfterSideEffectIT {
 
   @Test
   void an_idempotent_handler_keyed_by_job_id_skips_the_repeated_side_effect() throws Exception {
-    Path ledgerFile = dir.resolve("ledger.db");
-    try (ServerProcess server = startServer();
-        RelayClient client = server.connect();
-        Ledger ledger = Ledger.open(ledgerFile)) {
+    String queue = "invoices-idempotent";
+    Path ledgerFile = dir.resolve("idempotent.db");
+    try (Ledger ledger = Ledger.open(ledgerFile)) {
       JobSpec spec =
-          JobSpecs.builder(QUEUE, payload("invoice-42")).idempotencyKey("invoice-42").build();
+          JobSpecs.builder(queue, payload("invoice-42")).idempotencyKey("invoice-42").build();
       EnqueueResult first = RelayClient.await(client.enqueue(spec));
       // A producer that retries its enqueue (say, after a lost reply) gets the same job back.
       EnqueueResult retried = RelayClient.await(client.enqueue(spec));
@@ -80,8 +93,7 @@ class WorkerCrashAfterSideEffectIT {
       AtomicInteger skipped = new AtomicInteger();
       JobInfo done =
           crashAfterEffectThenRunElsewhere(
-              server,
-              client,
+              queue,
               CrashingWorker.Effect.IDEMPOTENT,
               ledgerFile,
               job -> {
@@ -104,31 +116,23 @@ class WorkerCrashAfterSideEffectIT {
     }
   }
 
-  private ServerProcess startServer() throws Exception {
-    return ServerProcess.start(dir, "--lease-duration-min", "100ms", "--backoff-base", "10ms");
-  }
-
   /**
-   * A worker JVM leases the one job on the queue, applies {@code effect} and is killed before ACK;
-   * then {@code handler} runs it in this JVM. Answers the job once done, after checking that its
-   * lease history shows the crash: two attempts, one expiry, no NACK.
+   * A worker JVM leases the one job on {@code queue}, applies {@code effect} and is killed before
+   * ACK; then {@code handler} runs it in this JVM. Answers the job once done, after checking that
+   * its lease history shows the crash: two attempts, one expiry, no NACK.
    */
   private static JobInfo crashAfterEffectThenRunElsewhere(
-      ServerProcess server,
-      RelayClient client,
-      CrashingWorker.Effect effect,
-      Path ledgerFile,
-      JobHandler handler)
+      String queue, CrashingWorker.Effect effect, Path ledgerFile, JobHandler handler)
       throws Exception {
     long jobId;
     try (WorkerProcess crashing =
-        WorkerProcess.start(server, QUEUE, 1, CRASHED_LEASE, effect, ledgerFile)) {
+        WorkerProcess.start(server, queue, 1, CRASHED_LEASE, effect, ledgerFile)) {
       jobId = crashing.awaitHolding().get(0).jobId();
       crashing.kill();
     }
     Worker worker =
         Worker.builder(client)
-            .queues(QUEUE)
+            .queues(queue)
             .pollWait(Duration.ofSeconds(1))
             .handler(handler)
             .build();

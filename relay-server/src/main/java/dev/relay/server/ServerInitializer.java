@@ -14,6 +14,7 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.flow.FlowControlHandler;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.util.concurrent.TimeUnit;
@@ -24,11 +25,17 @@ import org.slf4j.LoggerFactory;
  * Builds each connection's pipeline:
  *
  * <pre>
- * [ssl] -> idle -> partial-frame timeout -> FrameDecoder -> FlowControlHandler -> ConnectionHandler
- *                                                    FrameEncoder (outbound)
+ * flush consolidation -> [ssl] -> idle -> partial-frame timeout -> FrameDecoder
+ *     -> FlowControlHandler -> ConnectionHandler;  FrameEncoder (outbound)
  * </pre>
  *
- * A connection over {@code connectionsMax} gets only the encoder and a handler that sends ERROR
+ * Every answer is written and flushed on its own, mostly from tasks the store's commit hands to the
+ * event loop; a group commit completes many at once. {@link FlushConsolidationHandler} turns the
+ * flushes of those back-to-back tasks into one socket write: a flush outside a read is deferred to
+ * a task queued behind them (no timer, so a lone answer still leaves at once), and flushes during a
+ * read wait for its end.
+ *
+ * <p>A connection over {@code connectionsMax} gets only the encoder and a handler that sends ERROR
  * TOO_MANY_CONNECTIONS with request id 0 and closes.
  */
 final class ServerInitializer extends ChannelInitializer<SocketChannel> {
@@ -57,6 +64,10 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     ch.closeFuture().addListener(f -> counters.connectionClosed());
     channels.add(ch);
     ChannelPipeline p = ch.pipeline();
+    p.addLast(
+        "flushConsolidation",
+        new FlushConsolidationHandler(
+            FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
     if (ssl != null) {
       p.addLast("ssl", ssl.newHandler(ch.alloc()));
     }
