@@ -65,7 +65,10 @@ final class RecordingWorker implements Callable<Void> {
     this.settings = settings;
   }
 
-  /** Asks the worker to finish its current iteration and return; open its gate as well. */
+  /**
+   * Asks the worker to finish its current iteration and return. A worker waiting at a closed gate
+   * sees this only once the gate opens.
+   */
   void stop() {
     stopping = true;
   }
