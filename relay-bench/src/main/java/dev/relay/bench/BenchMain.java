@@ -66,7 +66,7 @@ public final class BenchMain implements Callable<Integer> {
   @Option(
       names = "--per-operation-warmup-jobs",
       defaultValue = "" + BenchConfig.PER_OPERATION_WARMUP_JOBS_DEFAULT,
-      description = "The same for per-operation processes. Default: 10000.")
+      description = "The same for per-operation processes. Default: 20000.")
   int perOperationWarmupJobs;
 
   @Option(

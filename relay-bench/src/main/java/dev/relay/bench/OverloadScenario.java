@@ -30,6 +30,7 @@ final class OverloadScenario extends ScenarioRun {
     try (ServerProcess server = startServer(CommitMode.GROUP);
         RelayClient admin = server.connect("bench-admin")) {
       warmUp(server, admin);
+      settle("overload", server.pid());
       for (int rep = 0; rep < config.repetitions(); rep++) {
         overload(server, admin);
       }

@@ -133,6 +133,7 @@ class BenchSmokeIT {
     names.addAll(
         List.of(
             "disk.fsyncPerSecond",
+            "disk.fsyncCpuMicros",
             "memory.server.peakRssMiB",
             "memory.client.peakRssMiB",
             "backlog.deep.fillPerSecond",
