@@ -32,6 +32,7 @@ final class BacklogScenario extends ScenarioRun {
       if (config.warmupJobs() > 0) {
         drainDeep(deep, deepAdmin, config.warmupJobs());
       }
+      settle("backlog", shallow.pid(), deep.pid());
       for (int rep = 0; rep < config.repetitions(); rep++) {
         if (rep % 2 == 0) {
           measureShallow(shallow, shallowAdmin);

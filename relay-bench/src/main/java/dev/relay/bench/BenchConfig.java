@@ -16,8 +16,8 @@ import java.util.Set;
  * @param warmupJobs jobs filled and drained, unmeasured, through each group-commit server and
  *     store-only process before its first measurement, so the JIT has compiled the hot paths of
  *     both JVMs (CPU per job settles only after some 40,000 jobs)
- * @param perOperationWarmupJobs the same for per-operation processes, whose throughput one fsync
- *     per commit bounds, and whose measured repetitions keep warming them
+ * @param perOperationWarmupJobs the same for per-operation processes: fewer, because they run about
+ *     a fifth as fast and the default scenario should finish within a minute
  * @param jobs jobs enqueued before, and drained in, each measured repetition
  * @param workers relay-client connections, each running one {@code Worker}
  * @param concurrency jobs each worker holds and runs at once
@@ -28,6 +28,8 @@ import java.util.Set;
  * @param deepBacklogJobs jobs waiting in the deep queue of the backlog scenario
  * @param overloadDuration how long producers outpace the workers in the overload scenario
  * @param overloadConcurrency concurrency of the single worker draining during the overload
+ * @param overloadFixedHeapMib heap (-Xms = -Xmx) of the overload scenario's second server, in MiB;
+ *     0 leaves that run out
  * @param fsyncProbeDuration how long the raw write+fsync loop runs
  * @param serverJvmOptions extra options of the server JVM and the store-only JVM
  * @param workDir parent of the temporary data directories
@@ -47,6 +49,7 @@ record BenchConfig(
     int deepBacklogJobs,
     Duration overloadDuration,
     int overloadConcurrency,
+    int overloadFixedHeapMib,
     Duration fsyncProbeDuration,
     List<String> serverJvmOptions,
     Path workDir,
@@ -56,7 +59,7 @@ record BenchConfig(
   static final int REPETITIONS_MIN = 1;
   static final int REPETITIONS_MAX = 100;
   static final int WARMUP_JOBS_DEFAULT = 40_000;
-  static final int PER_OPERATION_WARMUP_JOBS_DEFAULT = 10_000;
+  static final int PER_OPERATION_WARMUP_JOBS_DEFAULT = 20_000;
   static final int WARMUP_JOBS_MIN = 0;
   static final int WARMUP_JOBS_MAX = 10_000_000;
   static final int JOBS_DEFAULT = 5000;
@@ -78,10 +81,12 @@ record BenchConfig(
   static final int DEEP_BACKLOG_JOBS_DEFAULT = 1_000_000;
   static final int DEEP_BACKLOG_JOBS_MIN = 1000;
   static final int DEEP_BACKLOG_JOBS_MAX = 100_000_000;
-  static final Duration OVERLOAD_DURATION_DEFAULT = Duration.ofSeconds(30);
+  static final long OVERLOAD_SECONDS_DEFAULT = 20;
   static final Duration OVERLOAD_DURATION_MIN = Duration.ofSeconds(1);
   static final Duration OVERLOAD_DURATION_MAX = Duration.ofHours(1);
   static final int OVERLOAD_CONCURRENCY_DEFAULT = 4;
+  static final int OVERLOAD_FIXED_HEAP_MIB_DEFAULT = 128;
+  static final int OVERLOAD_FIXED_HEAP_MIB_MAX = 65_536;
   static final Duration FSYNC_PROBE_DURATION_DEFAULT = Duration.ofSeconds(2);
   static final Duration FSYNC_PROBE_DURATION_MIN = Duration.ofMillis(100);
   static final Duration FSYNC_PROBE_DURATION_MAX = Duration.ofMinutes(1);
@@ -120,6 +125,7 @@ record BenchConfig(
     }
     range("overloadDuration", overloadDuration, OVERLOAD_DURATION_MIN, OVERLOAD_DURATION_MAX);
     range("overloadConcurrency", overloadConcurrency, CONCURRENCY_MIN, CONCURRENCY_MAX);
+    range("overloadFixedHeapMib", overloadFixedHeapMib, 0, OVERLOAD_FIXED_HEAP_MIB_MAX);
     range(
         "fsyncProbeDuration",
         fsyncProbeDuration,

@@ -66,7 +66,7 @@ public final class BenchMain implements Callable<Integer> {
   @Option(
       names = "--per-operation-warmup-jobs",
       defaultValue = "" + BenchConfig.PER_OPERATION_WARMUP_JOBS_DEFAULT,
-      description = "The same for per-operation processes. Default: 10000.")
+      description = "The same for per-operation processes. Default: 20000.")
   int perOperationWarmupJobs;
 
   @Option(
@@ -114,8 +114,8 @@ public final class BenchMain implements Callable<Integer> {
 
   @Option(
       names = "--overload-seconds",
-      defaultValue = "30",
-      description = "How long producers outpace the workers in the overload scenario. Default: 30.")
+      defaultValue = "" + BenchConfig.OVERLOAD_SECONDS_DEFAULT,
+      description = "How long producers outpace the workers in the overload scenario. Default: 20.")
   long overloadSeconds;
 
   @Option(
@@ -123,6 +123,13 @@ public final class BenchMain implements Callable<Integer> {
       defaultValue = "" + BenchConfig.OVERLOAD_CONCURRENCY_DEFAULT,
       description = "Concurrency of the one worker draining during the overload. Default: 4.")
   int overloadConcurrency;
+
+  @Option(
+      names = "--overload-fixed-heap-mib",
+      defaultValue = "" + BenchConfig.OVERLOAD_FIXED_HEAP_MIB_DEFAULT,
+      description =
+          "Heap (-Xms=-Xmx) of the overload's second server run; 0: no such run. Default: 128.")
+  int overloadFixedHeapMib;
 
   @Option(
       names = "--fsync-probe-millis",
@@ -235,6 +242,7 @@ public final class BenchMain implements Callable<Integer> {
         deepBacklogJobs,
         Duration.ofSeconds(overloadSeconds),
         overloadConcurrency,
+        overloadFixedHeapMib,
         Duration.ofMillis(fsyncProbeMillis),
         serverJvmOptions.isBlank()
             ? List.of()
@@ -259,6 +267,7 @@ public final class BenchMain implements Callable<Integer> {
     m.put("deepBacklogJobs", c.deepBacklogJobs());
     m.put("overloadSeconds", c.overloadDuration().toSeconds());
     m.put("overloadConcurrency", c.overloadConcurrency());
+    m.put("overloadFixedHeapMib", c.overloadFixedHeapMib());
     m.put("fsyncProbeMillis", c.fsyncProbeDuration().toMillis());
     m.put("serverJvmOptions", c.serverJvmOptions());
     m.put("synchronous", "FULL");

@@ -45,6 +45,7 @@ final class DefaultScenario extends ScenarioRun {
       warmUp(perOp, perOpAdmin);
       warmUp(storeGroup);
       warmUp(storePerOp);
+      settle("default", group.pid(), perOp.pid(), storeGroup.pid(), storePerOp.pid());
       for (int rep = 0; rep < config.repetitions(); rep++) {
         // Rotate the order each repetition so no mode always runs first (or last).
         for (int i = 0; i < steps.size(); i++) {
@@ -68,9 +69,13 @@ final class DefaultScenario extends ScenarioRun {
 
   /** Once before and once after the drains, so a disk that changes speed shows as a spread. */
   private void measureFsync() {
+    FsyncProbe.Result probe = FsyncProbe.measure(config.workDir(), config.fsyncProbeDuration());
     report
         .figure(FSYNC, "ops/s", "raw 4 KiB write + fdatasync loop on the data disk")
-        .add(FsyncProbe.fsyncsPerSecond(config.workDir(), config.fsyncProbeDuration()));
+        .add(probe.perSecond());
+    report
+        .figure("disk.fsyncCpuMicros", "us", "CPU time of one write + fdatasync of that loop")
+        .add(probe.cpuMicrosPerOp());
   }
 
   private void recordMemory(ServerProcess group, RssSampler rss) {

@@ -2,6 +2,8 @@ package dev.relay.bench;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -22,10 +24,17 @@ final class FsyncProbe {
   private FsyncProbe() {}
 
   /**
-   * Write+fsync operations per second over {@code duration}, in a file under {@code dir} that is
-   * deleted afterwards.
+   * What the loop achieved.
+   *
+   * @param perSecond write+fsync operations per second
+   * @param cpuMicrosPerOp CPU time (user + system) of the probing thread per operation; on a
+   *     virtual machine an fsync can cost far more CPU than on bare metal
    */
-  static double fsyncsPerSecond(Path dir, Duration duration) {
+  record Result(double perSecond, double cpuMicrosPerOp) {}
+
+  /** Runs the loop for {@code duration} in a file under {@code dir} that is deleted afterwards. */
+  static Result measure(Path dir, Duration duration) {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     Path file = dir.resolve("fsync-probe.bin");
     try (FileChannel channel =
         FileChannel.open(
@@ -38,6 +47,7 @@ final class FsyncProbe {
         channel.write(block.clear(), (long) i * BLOCK_BYTES);
       }
       channel.force(true);
+      long cpuStart = threads.getCurrentThreadCpuTime();
       long start = System.nanoTime();
       long deadline = start + duration.toNanos();
       long ops = 0;
@@ -49,7 +59,8 @@ final class FsyncProbe {
         ops++;
         now = System.nanoTime();
       }
-      return ops * 1e9 / (now - start);
+      long cpu = threads.getCurrentThreadCpuTime() - cpuStart;
+      return new Result(ops * 1e9 / (now - start), cpu / 1e3 / ops);
     } catch (IOException e) {
       throw new UncheckedIOException("fsync probe in " + dir + " failed: " + e.getMessage(), e);
     } finally {

@@ -2,9 +2,14 @@ package dev.relay.bench;
 
 import dev.relay.client.RelayClient;
 import dev.relay.server.store.CommitMode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /** What every scenario has: the run's settings, the report it adds to, and the shared steps. */
 abstract class ScenarioRun {
+  static final Duration SETTLE_MAX = Duration.ofSeconds(30);
+
   final BenchConfig config;
   final Report report;
   final Measurements measurements;
@@ -23,20 +28,49 @@ abstract class ScenarioRun {
     return ServerProcess.start(mode, config.serverJvmOptions(), config.workDir());
   }
 
-  /** One unmeasured fill and drain with the default workers, so both JVMs are compiled. */
+  /**
+   * Unmeasured fills and drains of {@code jobs} each with the default workers, until the warm-up
+   * jobs are done, so both JVMs have compiled every path a measurement takes, its start and end
+   * included (one long drain left the first measured repetitions a third slower in trials).
+   */
   void warmUp(ServerProcess server, RelayClient admin) {
-    int jobs = warmupJobs(server.commitMode());
-    if (jobs > 0) {
-      measurements.endToEnd(server, admin, "warmup", jobs, config.workers(), config.concurrency());
+    int total = warmupJobs(server.commitMode());
+    for (int done = 0; done < total; done += config.jobs()) {
+      measurements.endToEnd(
+          server,
+          admin,
+          "warmup",
+          Math.min(config.jobs(), total - done),
+          config.workers(),
+          config.concurrency());
     }
   }
 
   /** The same for a store-only process. */
   void warmUp(StoreOnlyProcess store) {
-    int jobs = warmupJobs(store.commitMode());
-    if (jobs > 0) {
-      measurements.storeOnly(store, "warmup", jobs);
+    int total = warmupJobs(store.commitMode());
+    for (int done = 0; done < total; done += config.jobs()) {
+      measurements.storeOnly(store, "warmup", Math.min(config.jobs(), total - done));
     }
+  }
+
+  /**
+   * After the warm-ups: waits (at most {@link #SETTLE_MAX}) until {@code pids} and this JVM are
+   * idle, so JIT compilation left over from the warm-up does not run during the measurements.
+   */
+  void settle(String scenario, long... pids) {
+    List<Long> all = new ArrayList<>();
+    all.add(ProcessHandle.current().pid());
+    for (long pid : pids) {
+      all.add(pid);
+    }
+    Duration waited = Quiescence.await(all, SETTLE_MAX);
+    report.note(
+        scenario
+            + ": processes idle "
+            + waited.toMillis()
+            + " ms after the warm-up"
+            + (waited.compareTo(SETTLE_MAX) >= 0 ? " (gave up waiting; still busy)" : ""));
   }
 
   int warmupJobs(CommitMode mode) {

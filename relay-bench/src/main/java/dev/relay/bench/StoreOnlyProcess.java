@@ -75,6 +75,10 @@ final class StoreOnlyProcess implements AutoCloseable {
     return commitMode;
   }
 
+  long pid() {
+    return process.pid();
+  }
+
   Result drain(String queue, int jobs, int workers, int concurrency, int payloadBytes, int batch) {
     try {
       commands.write(

@@ -31,6 +31,7 @@ final class ThreadsScenario extends ScenarioRun {
     try (ServerProcess server = startServer(CommitMode.GROUP);
         RelayClient admin = server.connect("bench-admin")) {
       warmUp(server, admin);
+      settle("threads", server.pid());
       for (int rep = 0; rep < config.repetitions(); rep++) {
         for (int i = 0; i < totals.size(); i++) {
           int total = totals.get((i + rep) % totals.size());

@@ -32,6 +32,18 @@ class BenchSmokeIT {
           "enqueuePerSecond",
           "jobsPerCommit",
           "commandsPerCommit");
+  static final List<String> OVERLOAD_FIGURES =
+      List.of(
+          "enqueuePerSecond",
+          "leaseAckPerSecond",
+          "depthGrowthJobs",
+          "refusedBatches",
+          "server.rssPeakDuringMiB",
+          "server.rssAt5kMiB",
+          "server.rssAfterMiB",
+          "server.rssGrowthMiB",
+          "server.liveHeapAt5kMiB",
+          "server.liveHeapAfterMiB");
   static final List<String> DRAIN_FIGURES =
       List.of("leaseAckPerSecond", "latencyP50Millis", "latencyP99Millis", "jobsPerCommit");
 
@@ -54,6 +66,7 @@ class BenchSmokeIT {
               "--deep-backlog-jobs", "2000",
               "--overload-seconds", "1",
               "--overload-concurrency", "2",
+              "--overload-fixed-heap-mib", "64",
               "--fsync-probe-millis", "100",
               "--work-dir", dir.resolve("work").toString(),
               "--json", json.toString()
@@ -95,6 +108,7 @@ class BenchSmokeIT {
       assertThat(p99).as(prefix).isLessThanOrEqualTo(p999);
     }
     assertThat(median(figures, "overload.depthGrowthJobs")).isPositive();
+    assertThat(median(figures, "overload.fixedHeap.depthGrowthJobs")).isPositive();
 
     JsonNode ratios = report.get("ratios");
     assertThat(fieldNames(ratios))
@@ -108,7 +122,7 @@ class BenchSmokeIT {
     for (String name : fieldNames(ratios)) {
       assertThat(ratios.get(name).get("value").asDouble()).as(name).isPositive();
     }
-    assertThat(report.get("targets")).hasSize(4);
+    assertThat(report.get("targets")).hasSize(5);
     for (JsonNode target : report.get("targets")) {
       assertThat(target.get("met").isBoolean()).isTrue();
     }
@@ -133,19 +147,14 @@ class BenchSmokeIT {
     names.addAll(
         List.of(
             "disk.fsyncPerSecond",
+            "disk.fsyncCpuMicros",
             "memory.server.peakRssMiB",
             "memory.client.peakRssMiB",
             "backlog.deep.fillPerSecond",
-            "backlog.deep.depthAtEndJobs",
-            "overload.enqueuePerSecond",
-            "overload.leaseAckPerSecond",
-            "overload.depthGrowthJobs",
-            "overload.refusedBatches",
-            "overload.server.rssAt5kMiB",
-            "overload.server.rssAfterMiB",
-            "overload.server.rssGrowthMiB",
-            "overload.server.liveHeapAt5kMiB",
-            "overload.server.liveHeapAfterMiB"));
+            "backlog.deep.depthAtEndJobs"));
+    for (String prefix : List.of("overload", "overload.fixedHeap")) {
+      OVERLOAD_FIGURES.forEach(f -> names.add(prefix + "." + f));
+    }
     return names;
   }
 
