@@ -59,7 +59,7 @@ record BenchConfig(
   static final int REPETITIONS_MIN = 1;
   static final int REPETITIONS_MAX = 100;
   static final int WARMUP_JOBS_DEFAULT = 40_000;
-  static final int PER_OPERATION_WARMUP_JOBS_DEFAULT = 20_000;
+  static final int PER_OPERATION_WARMUP_JOBS_DEFAULT = 10_000;
   static final int WARMUP_JOBS_MIN = 0;
   static final int WARMUP_JOBS_MAX = 10_000_000;
   static final int JOBS_DEFAULT = 5000;
@@ -87,7 +87,7 @@ record BenchConfig(
   static final int OVERLOAD_CONCURRENCY_DEFAULT = 4;
   static final int OVERLOAD_FIXED_HEAP_MIB_DEFAULT = 128;
   static final int OVERLOAD_FIXED_HEAP_MIB_MAX = 65_536;
-  static final Duration FSYNC_PROBE_DURATION_DEFAULT = Duration.ofSeconds(2);
+  static final Duration FSYNC_PROBE_DURATION_DEFAULT = Duration.ofSeconds(1);
   static final Duration FSYNC_PROBE_DURATION_MIN = Duration.ofMillis(100);
   static final Duration FSYNC_PROBE_DURATION_MAX = Duration.ofMinutes(1);
 

@@ -38,7 +38,7 @@ class BenchConfigTest {
     assertThat(config.totalConcurrencies()).containsExactly(1, 4, 16, 64);
     assertThat(config.deepBacklogJobs()).isEqualTo(1_000_000);
     assertThat(config.warmupJobs()).isEqualTo(40_000);
-    assertThat(config.perOperationWarmupJobs()).isEqualTo(20_000);
+    assertThat(config.perOperationWarmupJobs()).isEqualTo(10_000);
     assertThat(config.serverJvmOptions()).isEmpty();
     assertThat(config.jsonFile()).isEmpty();
   }
