@@ -77,7 +77,7 @@ record BenchConfig(
   static final int ENQUEUE_BATCH_JOBS_DEFAULT = 100;
   static final int ENQUEUE_BATCH_JOBS_MIN = 1;
   static final int ENQUEUE_BATCH_JOBS_MAX = 1000;
-  static final List<Integer> TOTAL_CONCURRENCIES_DEFAULT = List.of(1, 4, 16, 64);
+  static final String TOTAL_CONCURRENCIES_DEFAULT = "1,4,16,64";
   static final int DEEP_BACKLOG_JOBS_DEFAULT = 1_000_000;
   static final int DEEP_BACKLOG_JOBS_MIN = 1000;
   static final int DEEP_BACKLOG_JOBS_MAX = 100_000_000;
@@ -87,7 +87,7 @@ record BenchConfig(
   static final int OVERLOAD_CONCURRENCY_DEFAULT = 4;
   static final int OVERLOAD_FIXED_HEAP_MIB_DEFAULT = 128;
   static final int OVERLOAD_FIXED_HEAP_MIB_MAX = 65_536;
-  static final Duration FSYNC_PROBE_DURATION_DEFAULT = Duration.ofSeconds(1);
+  static final long FSYNC_PROBE_MILLIS_DEFAULT = 1000;
   static final Duration FSYNC_PROBE_DURATION_MIN = Duration.ofMillis(100);
   static final Duration FSYNC_PROBE_DURATION_MAX = Duration.ofMinutes(1);
 
