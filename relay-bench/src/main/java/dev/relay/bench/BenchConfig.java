@@ -113,6 +113,14 @@ record BenchConfig(
     }
     for (int total : totalConcurrencies) {
       range("totalConcurrencies entry", total, 1, WORKERS_MAX * CONCURRENCY_MAX);
+      if (total > workers && total % workers != 0) {
+        throw new IllegalArgumentException(
+            "totalConcurrencies entry "
+                + total
+                + " must be at most workers ("
+                + workers
+                + ") or a multiple of it, so it splits evenly over the workers");
+      }
     }
     range("deepBacklogJobs", deepBacklogJobs, DEEP_BACKLOG_JOBS_MIN, DEEP_BACKLOG_JOBS_MAX);
     long deepDrained = warmupJobs + (long) repetitions * jobs;

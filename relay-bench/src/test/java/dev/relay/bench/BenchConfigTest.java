@@ -77,6 +77,15 @@ class BenchConfigTest {
   }
 
   @Test
+  void a_total_concurrency_must_split_evenly_over_the_workers() {
+    assertThat(parse("--total-concurrencies", "3,8").totalConcurrencies()).containsExactly(3, 8);
+    assertThatThrownBy(() -> parse("--total-concurrencies", "6"))
+        .hasMessage(
+            "totalConcurrencies entry 6 must be at most workers (4) or a multiple of it, so it"
+                + " splits evenly over the workers");
+  }
+
+  @Test
   void server_jvm_options_are_split_on_whitespace() {
     assertThat(parse("--server-jvm-opts", " -Xmx256m  -XX:+UseG1GC ").serverJvmOptions())
         .isEqualTo(List.of("-Xmx256m", "-XX:+UseG1GC"));
