@@ -59,7 +59,7 @@ record BenchConfig(
   static final int REPETITIONS_MIN = 1;
   static final int REPETITIONS_MAX = 100;
   static final int WARMUP_JOBS_DEFAULT = 40_000;
-  static final int PER_OPERATION_WARMUP_JOBS_DEFAULT = 20_000;
+  static final int PER_OPERATION_WARMUP_JOBS_DEFAULT = 10_000;
   static final int WARMUP_JOBS_MIN = 0;
   static final int WARMUP_JOBS_MAX = 10_000_000;
   static final int JOBS_DEFAULT = 5000;
@@ -77,7 +77,7 @@ record BenchConfig(
   static final int ENQUEUE_BATCH_JOBS_DEFAULT = 100;
   static final int ENQUEUE_BATCH_JOBS_MIN = 1;
   static final int ENQUEUE_BATCH_JOBS_MAX = 1000;
-  static final List<Integer> TOTAL_CONCURRENCIES_DEFAULT = List.of(1, 4, 16, 64);
+  static final String TOTAL_CONCURRENCIES_DEFAULT = "1,4,16,64";
   static final int DEEP_BACKLOG_JOBS_DEFAULT = 1_000_000;
   static final int DEEP_BACKLOG_JOBS_MIN = 1000;
   static final int DEEP_BACKLOG_JOBS_MAX = 100_000_000;
@@ -87,7 +87,7 @@ record BenchConfig(
   static final int OVERLOAD_CONCURRENCY_DEFAULT = 4;
   static final int OVERLOAD_FIXED_HEAP_MIB_DEFAULT = 128;
   static final int OVERLOAD_FIXED_HEAP_MIB_MAX = 65_536;
-  static final Duration FSYNC_PROBE_DURATION_DEFAULT = Duration.ofSeconds(2);
+  static final long FSYNC_PROBE_MILLIS_DEFAULT = 1000;
   static final Duration FSYNC_PROBE_DURATION_MIN = Duration.ofMillis(100);
   static final Duration FSYNC_PROBE_DURATION_MAX = Duration.ofMinutes(1);
 
@@ -113,6 +113,14 @@ record BenchConfig(
     }
     for (int total : totalConcurrencies) {
       range("totalConcurrencies entry", total, 1, WORKERS_MAX * CONCURRENCY_MAX);
+      if (total > workers && total % workers != 0) {
+        throw new IllegalArgumentException(
+            "totalConcurrencies entry "
+                + total
+                + " must be at most workers ("
+                + workers
+                + ") or a multiple of it, so it splits evenly over the workers");
+      }
     }
     range("deepBacklogJobs", deepBacklogJobs, DEEP_BACKLOG_JOBS_MIN, DEEP_BACKLOG_JOBS_MAX);
     long deepDrained = warmupJobs + (long) repetitions * jobs;

@@ -66,7 +66,7 @@ public final class BenchMain implements Callable<Integer> {
   @Option(
       names = "--per-operation-warmup-jobs",
       defaultValue = "" + BenchConfig.PER_OPERATION_WARMUP_JOBS_DEFAULT,
-      description = "The same for per-operation processes. Default: 20000.")
+      description = "The same for per-operation processes. Default: 10000.")
   int perOperationWarmupJobs;
 
   @Option(
@@ -102,7 +102,7 @@ public final class BenchMain implements Callable<Integer> {
   @Option(
       names = "--total-concurrencies",
       split = ",",
-      defaultValue = "1,4,16,64",
+      defaultValue = BenchConfig.TOTAL_CONCURRENCIES_DEFAULT,
       description = "Total worker concurrency of the threads scenario. Default: 1,4,16,64.")
   List<Integer> totalConcurrencies;
 
@@ -133,8 +133,8 @@ public final class BenchMain implements Callable<Integer> {
 
   @Option(
       names = "--fsync-probe-millis",
-      defaultValue = "2000",
-      description = "How long the raw write+fsync loop runs, each time. Default: 2000.")
+      defaultValue = "" + BenchConfig.FSYNC_PROBE_MILLIS_DEFAULT,
+      description = "How long the raw write+fsync loop runs, each time. Default: 1000.")
   long fsyncProbeMillis;
 
   @Option(

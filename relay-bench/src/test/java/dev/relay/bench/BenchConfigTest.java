@@ -38,7 +38,7 @@ class BenchConfigTest {
     assertThat(config.totalConcurrencies()).containsExactly(1, 4, 16, 64);
     assertThat(config.deepBacklogJobs()).isEqualTo(1_000_000);
     assertThat(config.warmupJobs()).isEqualTo(40_000);
-    assertThat(config.perOperationWarmupJobs()).isEqualTo(20_000);
+    assertThat(config.perOperationWarmupJobs()).isEqualTo(10_000);
     assertThat(config.serverJvmOptions()).isEmpty();
     assertThat(config.jsonFile()).isEmpty();
   }
@@ -74,6 +74,15 @@ class BenchConfigTest {
     String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
     System.arraycopy(b, 0, all, a.length, b.length);
     return all;
+  }
+
+  @Test
+  void a_total_concurrency_must_split_evenly_over_the_workers() {
+    assertThat(parse("--total-concurrencies", "3,8").totalConcurrencies()).containsExactly(3, 8);
+    assertThatThrownBy(() -> parse("--total-concurrencies", "6"))
+        .hasMessage(
+            "totalConcurrencies entry 6 must be at most workers (4) or a multiple of it, so it"
+                + " splits evenly over the workers");
   }
 
   @Test
