@@ -144,11 +144,6 @@ record BenchConfig(
     Objects.requireNonNull(jsonFile, "jsonFile");
   }
 
-  /** Total jobs in hand at once across all workers. */
-  int totalConcurrency() {
-    return workers * concurrency;
-  }
-
   private static void range(String field, long value, long min, long max) {
     if (value < min || value > max) {
       throw new IllegalArgumentException(

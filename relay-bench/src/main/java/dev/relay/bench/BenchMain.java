@@ -193,7 +193,14 @@ public final class BenchMain implements Callable<Integer> {
     try {
       for (Scenario scenario : config.scenarios()) {
         out.println("running scenario " + scenario.label() + " ...");
+        Instant start = Instant.now();
         runScenario(scenario, config, report);
+        report.note(
+            "scenario "
+                + scenario.label()
+                + " took "
+                + Duration.between(start, Instant.now()).toSeconds()
+                + " s");
       }
     } catch (RuntimeException e) {
       err.println("relay-bench: a measurement failed: " + e.getMessage());

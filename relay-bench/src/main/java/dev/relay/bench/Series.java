@@ -24,14 +24,6 @@ final class Series {
     return unit;
   }
 
-  String what() {
-    return what;
-  }
-
-  boolean isEmpty() {
-    return samples.isEmpty();
-  }
-
   double min() {
     return sorted().get(0);
   }

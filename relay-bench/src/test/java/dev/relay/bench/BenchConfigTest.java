@@ -34,7 +34,6 @@ class BenchConfigTest {
     assertThat(config.jobs()).isEqualTo(5000);
     assertThat(config.workers()).isEqualTo(4);
     assertThat(config.concurrency()).isEqualTo(16);
-    assertThat(config.totalConcurrency()).isEqualTo(64);
     assertThat(config.totalConcurrencies()).containsExactly(1, 4, 16, 64);
     assertThat(config.deepBacklogJobs()).isEqualTo(1_000_000);
     assertThat(config.warmupJobs()).isEqualTo(40_000);
