@@ -54,87 +54,93 @@ public final class BenchMain implements Callable<Integer> {
   @Option(
       names = "--repetitions",
       defaultValue = "" + BenchConfig.REPETITIONS_DEFAULT,
-      description = "Measured repetitions per configuration; the median is quoted. Default: 3.")
+      description =
+          "Measured repetitions per configuration; the median is quoted. Default: ${DEFAULT-VALUE}.")
   int repetitions;
 
   @Option(
       names = "--warmup-jobs",
       defaultValue = "" + BenchConfig.WARMUP_JOBS_DEFAULT,
-      description = "Jobs drained unmeasured per group-commit process first (JIT). Default: 40000.")
+      description =
+          "Jobs drained unmeasured per group-commit process first (JIT). Default: ${DEFAULT-VALUE}.")
   int warmupJobs;
 
   @Option(
       names = "--per-operation-warmup-jobs",
       defaultValue = "" + BenchConfig.PER_OPERATION_WARMUP_JOBS_DEFAULT,
-      description = "The same for per-operation processes. Default: 10000.")
+      description = "The same for per-operation processes. Default: ${DEFAULT-VALUE}.")
   int perOperationWarmupJobs;
 
   @Option(
       names = "--jobs",
       defaultValue = "" + BenchConfig.JOBS_DEFAULT,
-      description = "Jobs enqueued before, and drained in, each measurement. Default: 5000.")
+      description =
+          "Jobs enqueued before, and drained in, each measurement. Default: ${DEFAULT-VALUE}.")
   int jobs;
 
   @Option(
       names = "--workers",
       defaultValue = "" + BenchConfig.WORKERS_DEFAULT,
-      description = "Worker connections (one relay-client Worker each). Default: 4.")
+      description = "Worker connections (one relay-client Worker each). Default: ${DEFAULT-VALUE}.")
   int workers;
 
   @Option(
       names = "--concurrency",
       defaultValue = "" + BenchConfig.CONCURRENCY_DEFAULT,
-      description = "Jobs each worker holds at once. Default: 16.")
+      description = "Jobs each worker holds at once. Default: ${DEFAULT-VALUE}.")
   int concurrency;
 
   @Option(
       names = "--payload-bytes",
       defaultValue = "" + BenchConfig.PAYLOAD_BYTES_DEFAULT,
-      description = "Payload of every job. Default: 64.")
+      description = "Payload of every job. Default: ${DEFAULT-VALUE}.")
   int payloadBytes;
 
   @Option(
       names = "--enqueue-batch-jobs",
       defaultValue = "" + BenchConfig.ENQUEUE_BATCH_JOBS_DEFAULT,
-      description = "Jobs per ENQUEUE_BATCH when filling a queue. Default: 100.")
+      description = "Jobs per ENQUEUE_BATCH when filling a queue. Default: ${DEFAULT-VALUE}.")
   int enqueueBatchJobs;
 
   @Option(
       names = "--total-concurrencies",
       split = ",",
       defaultValue = BenchConfig.TOTAL_CONCURRENCIES_DEFAULT,
-      description = "Total worker concurrency of the threads scenario. Default: 1,4,16,64.")
+      description = "Total worker concurrency of the threads scenario. Default: ${DEFAULT-VALUE}.")
   List<Integer> totalConcurrencies;
 
   @Option(
       names = "--deep-backlog-jobs",
       defaultValue = "" + BenchConfig.DEEP_BACKLOG_JOBS_DEFAULT,
-      description = "Jobs waiting in the deep queue of the backlog scenario. Default: 1000000.")
+      description =
+          "Jobs waiting in the deep queue of the backlog scenario. Default: ${DEFAULT-VALUE}.")
   int deepBacklogJobs;
 
   @Option(
       names = "--overload-seconds",
       defaultValue = "" + BenchConfig.OVERLOAD_SECONDS_DEFAULT,
-      description = "How long producers outpace the workers in the overload scenario. Default: 20.")
+      description =
+          "How long producers outpace the workers in the overload scenario. Default: ${DEFAULT-VALUE}.")
   long overloadSeconds;
 
   @Option(
       names = "--overload-concurrency",
       defaultValue = "" + BenchConfig.OVERLOAD_CONCURRENCY_DEFAULT,
-      description = "Concurrency of the one worker draining during the overload. Default: 4.")
+      description =
+          "Concurrency of the one worker draining during the overload. Default: ${DEFAULT-VALUE}.")
   int overloadConcurrency;
 
   @Option(
       names = "--overload-fixed-heap-mib",
       defaultValue = "" + BenchConfig.OVERLOAD_FIXED_HEAP_MIB_DEFAULT,
       description =
-          "Heap (-Xms=-Xmx) of the overload's second server run; 0: no such run. Default: 128.")
+          "Heap (-Xms=-Xmx) of the overload's second server run; 0: no such run. Default: ${DEFAULT-VALUE}.")
   int overloadFixedHeapMib;
 
   @Option(
       names = "--fsync-probe-millis",
       defaultValue = "" + BenchConfig.FSYNC_PROBE_MILLIS_DEFAULT,
-      description = "How long the raw write+fsync loop runs, each time. Default: 1000.")
+      description = "How long the raw write+fsync loop runs, each time. Default: ${DEFAULT-VALUE}.")
   long fsyncProbeMillis;
 
   @Option(
