@@ -60,9 +60,17 @@ public enum ErrorCode {
    * Raised by the client when it is not connected or the connection dropped before the answer; a
    * server never sends it (none could travel over a connection that is gone).
    */
-  CONNECTION_LOST(22, true, false);
+  CONNECTION_LOST(22, true, false),
+  /**
+   * The connection's principal may not make this request: an admin request (BACKUP, PAUSE, RESUME,
+   * CANCEL, DEAD_REQUEUE, DELETE_QUEUE) from a connection that presented the worker token while the
+   * server has a separate admin token.
+   */
+  FORBIDDEN(23, false, false),
+  /** No queue has this name (PAUSE without create, RESUME, DELETE_QUEUE). */
+  UNKNOWN_QUEUE(24, false, false);
 
-  private static final ErrorCode[] BY_CODE = new ErrorCode[23];
+  private static final ErrorCode[] BY_CODE = new ErrorCode[25];
 
   static {
     for (ErrorCode c : values()) {

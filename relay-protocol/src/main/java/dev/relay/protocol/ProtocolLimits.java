@@ -11,7 +11,7 @@ package dev.relay.protocol;
  */
 public final class ProtocolLimits {
   /** The protocol version a HELLO must carry; the server refuses any other. */
-  public static final int PROTOCOL_VERSION = 1;
+  public static final int PROTOCOL_VERSION = 2;
 
   /** Bytes of the length prefix that starts every frame; not counted in the length. */
   public static final int LENGTH_PREFIX_BYTES = 4;

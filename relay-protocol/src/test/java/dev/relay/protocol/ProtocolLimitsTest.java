@@ -21,7 +21,7 @@ class ProtocolLimitsTest {
   void the_wire_limits_have_the_values_of_the_specification() {
     assertThat(ProtocolLimits.FRAME_BYTES_MAX).isEqualTo(1024 * 1024 + 64 * 1024);
     assertThat(ProtocolLimits.PAYLOAD_BYTES_MAX).isEqualTo(1024 * 1024);
-    assertThat(ProtocolLimits.PROTOCOL_VERSION).isEqualTo(1);
+    assertThat(ProtocolLimits.PROTOCOL_VERSION).isEqualTo(2);
   }
 
   @Test
