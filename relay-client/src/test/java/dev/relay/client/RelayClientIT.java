@@ -8,6 +8,7 @@ import dev.relay.protocol.ErrorResponse;
 import dev.relay.protocol.Hello;
 import dev.relay.protocol.LeaseToken;
 import dev.relay.protocol.Ok;
+import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.StatsResult;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -50,7 +51,7 @@ final class RelayClientIT {
     connect(server.options().clientName("billing-worker").authToken("secret").build());
 
     Hello hello = server.hellos().get(0);
-    assertThat(hello.protocolVersion()).isEqualTo(1);
+    assertThat(hello.protocolVersion()).isEqualTo(ProtocolLimits.PROTOCOL_VERSION);
     assertThat(hello.clientName()).isEqualTo("billing-worker");
     assertThat(hello.authToken()).hasValue("secret");
   }

@@ -79,7 +79,8 @@ class HandshakeIT {
     ServerConfig config = ServerConfig.defaults(dir).withAuthToken(AuthToken.of("s3cret"));
     try (RelayServer server = TestServers.start(config);
         TestClient client = TestClient.connect(server.localAddress())) {
-      assertThat(client.hello(Optional.of("s3cret")).protocolVersion()).isEqualTo(1);
+      assertThat(client.hello(Optional.of("s3cret")).protocolVersion())
+          .isEqualTo(ProtocolLimits.PROTOCOL_VERSION);
       assertThat(client.ask(TestServers.enqueue("q", "x")))
           .isInstanceOf(dev.relay.protocol.Enqueued.class);
     }

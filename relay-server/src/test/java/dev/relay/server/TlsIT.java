@@ -9,6 +9,7 @@ import dev.relay.protocol.Enqueued;
 import dev.relay.protocol.Leased;
 import dev.relay.protocol.LeasedJob;
 import dev.relay.protocol.Ok;
+import dev.relay.protocol.ProtocolLimits;
 import io.netty.pkitesting.CertificateBuilder;
 import io.netty.pkitesting.X509Bundle;
 import java.nio.charset.StandardCharsets;
@@ -42,7 +43,8 @@ class TlsIT {
         ServerConfig.defaults(dir.resolve("data")).withTls(new TlsFiles(certFile, keyFile));
     try (RelayServer server = TestServers.start(config);
         TestClient client = TestClient.connectTls(server.localAddress(), context)) {
-      assertThat(client.hello(Optional.empty()).protocolVersion()).isEqualTo(1);
+      assertThat(client.hello(Optional.empty()).protocolVersion())
+          .isEqualTo(ProtocolLimits.PROTOCOL_VERSION);
       assertThat(client.ask(enqueue("q", "secret"))).isInstanceOf(Enqueued.class);
       LeasedJob job = ((Leased) client.ask(lease("q", 1, 0))).jobs().get(0);
       assertThat(job.payload().toBytes()).isEqualTo("secret".getBytes(StandardCharsets.UTF_8));
