@@ -240,7 +240,7 @@ final class RelayClientIT {
       throws Exception {
     server.answerHelloWith(
         new dev.relay.protocol.Welcome(
-            1,
+            ProtocolLimits.PROTOCOL_VERSION,
             "small",
             dev.relay.protocol.ProtocolLimits.FRAME_BYTES_MIN,
             10_000,
