@@ -7,6 +7,7 @@ import dev.relay.protocol.Cancel;
 import dev.relay.protocol.DeadJobs;
 import dev.relay.protocol.DeadList;
 import dev.relay.protocol.DeadRequeue;
+import dev.relay.protocol.DeleteQueue;
 import dev.relay.protocol.Enqueue;
 import dev.relay.protocol.EnqueueBatch;
 import dev.relay.protocol.EnqueueResult;
@@ -227,12 +228,34 @@ public final class RelayClient implements AutoCloseable {
     return send(new Cancel(jobId), Ok.class, Duration.ZERO).thenApply(ok -> null);
   }
 
-  /** Stops leasing from {@code queue} until {@link #resume}. */
+  /**
+   * Stops leasing from {@code queue} until {@link #resume}; fails with UNKNOWN_QUEUE when no such
+   * queue exists, so a mistyped name creates nothing.
+   */
   public CompletableFuture<Void> pause(String queue) {
-    return send(new Pause(queue), Ok.class, Duration.ZERO).thenApply(ok -> null);
+    return pause(queue, false);
   }
 
-  /** Resumes leasing from a paused {@code queue}. */
+  /**
+   * Stops leasing from {@code queue}; with {@code create}, a queue that does not exist yet is
+   * created paused (to pause it before its first job arrives; it takes a slot of the server's queue
+   * cap).
+   */
+  public CompletableFuture<Void> pause(String queue, boolean create) {
+    return send(new Pause(queue, create), Ok.class, Duration.ZERO).thenApply(ok -> null);
+  }
+
+  /**
+   * Deletes an empty queue, with its retained done and cancelled jobs and their idempotency keys,
+   * freeing its slot under the server's queue cap. Fails with INVALID_STATE (naming the counts)
+   * while the queue holds ready, scheduled, leased or dead jobs, and UNKNOWN_QUEUE when there is no
+   * such queue.
+   */
+  public CompletableFuture<Void> deleteQueue(String queue) {
+    return send(new DeleteQueue(queue), Ok.class, Duration.ZERO).thenApply(ok -> null);
+  }
+
+  /** Resumes leasing from a paused {@code queue}; fails with UNKNOWN_QUEUE for no such queue. */
   public CompletableFuture<Void> resume(String queue) {
     return send(new Resume(queue), Ok.class, Duration.ZERO).thenApply(ok -> null);
   }

@@ -25,6 +25,7 @@ public enum Opcode {
   PAUSE(0x0E),
   RESUME(0x0F),
   BACKUP(0x10),
+  DELETE_QUEUE(0x11),
   OK(0x80),
   WELCOME(0x81),
   ENQUEUED(0x82),

@@ -17,4 +17,5 @@ public sealed interface Request extends Message
         Cancel,
         Pause,
         Resume,
-        Backup {}
+        Backup,
+        DeleteQueue {}

@@ -50,10 +50,13 @@ final class RequestCodec {
       WireWriter.i64(out, m.jobId());
     } else if (request instanceof Pause m) {
       WireWriter.string(out, m.queue());
+      WireWriter.bool(out, m.create());
     } else if (request instanceof Resume m) {
       WireWriter.string(out, m.queue());
     } else if (request instanceof Backup m) {
       WireWriter.string(out, m.path());
+    } else if (request instanceof DeleteQueue m) {
+      WireWriter.string(out, m.queue());
     } else {
       throw new AssertionError("no writer for " + request.opcode());
     }
@@ -95,9 +98,11 @@ final class RequestCodec {
       case DEAD_REQUEUE ->
           new DeadRequeue(in.string("queue", ProtocolLimits.QUEUE_NAME_BYTES_MAX), in.i64("jobId"));
       case CANCEL -> new Cancel(in.i64("jobId"));
-      case PAUSE -> new Pause(in.string("queue", ProtocolLimits.QUEUE_NAME_BYTES_MAX));
+      case PAUSE ->
+          new Pause(in.string("queue", ProtocolLimits.QUEUE_NAME_BYTES_MAX), in.bool("create"));
       case RESUME -> new Resume(in.string("queue", ProtocolLimits.QUEUE_NAME_BYTES_MAX));
       case BACKUP -> new Backup(in.string("path", ProtocolLimits.PATH_BYTES_MAX));
+      case DELETE_QUEUE -> new DeleteQueue(in.string("queue", ProtocolLimits.QUEUE_NAME_BYTES_MAX));
       default -> throw new AssertionError("not a request opcode: " + in.opcode());
     };
   }

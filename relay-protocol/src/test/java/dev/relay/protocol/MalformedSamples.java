@@ -88,6 +88,26 @@ final class MalformedSamples {
             0x10,
             b -> string(b, new byte[] {(byte) 0xED, (byte) 0xA0, (byte) 0x80})));
     cases.add(body("pause_queue_with_space", Side.SERVER, 0x0E, b -> string(b, "a b")));
+    cases.add(body("pause_without_create", Side.SERVER, 0x0E, b -> string(b, "emails")));
+    cases.add(
+        body(
+            "pause_create_not_a_boolean",
+            Side.SERVER,
+            0x0E,
+            b -> {
+              string(b, "emails");
+              b.writeByte(2);
+            }));
+    cases.add(body("delete_queue_empty_queue", Side.SERVER, 0x11, b -> string(b, "")));
+    cases.add(
+        body(
+            "delete_queue_trailing_byte",
+            Side.SERVER,
+            0x11,
+            b -> {
+              string(b, "emails");
+              b.writeByte(0);
+            }));
     cases.add(body("pause_empty_queue", Side.SERVER, 0x0E, b -> string(b, "")));
     cases.add(
         body(

@@ -151,6 +151,12 @@ class MessageValidationTest {
             () -> new Backup("p".repeat(ProtocolLimits.PATH_BYTES_MAX + 1))),
         limit("path", () -> new Backup("p"), () -> new Backup("")),
         limit(
+            "queue",
+            () -> new DeleteQueue("q".repeat(ProtocolLimits.QUEUE_NAME_BYTES_MAX)),
+            () -> new DeleteQueue("q".repeat(ProtocolLimits.QUEUE_NAME_BYTES_MAX + 1))),
+        limit("queue", () -> new DeleteQueue("q"), () -> new DeleteQueue("")),
+        limit("queue", () -> new Pause("q", true), () -> new Pause("", true)),
+        limit(
             "jobs",
             () -> new Leased(leasedJobs(ProtocolLimits.JOBS_PER_LEASE_MAX)),
             () -> new Leased(leasedJobs(ProtocolLimits.JOBS_PER_LEASE_MAX + 1))),

@@ -117,8 +117,10 @@ final class Samples {
         new DeadRequeue("emails", 9),
         new Cancel(11),
         new Pause("emails"),
+        new Pause("reports", true),
         new Resume("emails"),
-        new Backup("/var/backups/relay-2024.db"));
+        new Backup("/var/backups/relay-2024.db"),
+        new DeleteQueue("emails"));
   }
 
   static List<Response> responses() {

@@ -3,37 +3,55 @@ package dev.relay.server;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.server.store.JobStore;
 import dev.relay.server.store.StoreCounters;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
-import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.instrumentation.jvm.JvmBufferPoolMetrics;
 import io.prometheus.metrics.instrumentation.jvm.JvmGarbageCollectorMetrics;
 import io.prometheus.metrics.instrumentation.jvm.JvmMemoryMetrics;
 import io.prometheus.metrics.instrumentation.jvm.JvmThreadsMetrics;
 import io.prometheus.metrics.instrumentation.jvm.ProcessMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
 
 /**
  * The Prometheus HTTP endpoint ({@code /metrics}) with the same figures as STATS plus the commit
  * histograms and the process's own memory, threads and GC; every metric is listed in
  * docs/operations.md.
+ *
+ * <p>A small Netty HTTP listener on its own single event-loop thread (accepting and serving), so a
+ * slow scrape or a hostile scraper never delays the protocol listener, and every resource a scraper
+ * can hold is capped by {@link MetricsConfig}. A scrape reads the store's stats with a bounded wait
+ * ({@link QueueGauges}) on that thread; only other scrapes wait for it.
  */
 final class MetricsEndpoint implements AutoCloseable {
-  private final HTTPServer http;
-  private final InetSocketAddress address;
+  /** Most time {@link #close()} gives the metrics thread to finish. */
+  static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
 
-  private MetricsEndpoint(HTTPServer http, InetSocketAddress address) {
-    this.http = http;
-    this.address = address;
+  private static final int RECEIVE_BUFFER_BYTES_MIN = 64;
+  private static final int RECEIVE_BUFFER_BYTES_INITIAL = 1024;
+
+  private final EventLoopGroup group;
+  private final Channel listener;
+
+  private MetricsEndpoint(EventLoopGroup group, Channel listener) {
+    this.group = group;
+    this.listener = listener;
   }
 
-  static MetricsEndpoint start(
-      InetSocketAddress listen, ServerMetrics metrics, ServerContext server) {
+  static MetricsEndpoint start(MetricsConfig config, ServerMetrics metrics, ServerContext server) {
     PrometheusRegistry registry = metrics.registry();
     registerStoreCounters(registry, server.store());
     registerGauges(registry, server);
@@ -51,17 +69,33 @@ final class MetricsEndpoint implements AutoCloseable {
               }
             })
         .register(registry);
+    return bind(config, new MetricsInitializer(config, registry));
+  }
+
+  private static MetricsEndpoint bind(MetricsConfig config, MetricsInitializer initializer) {
+    EventLoopGroup group =
+        new MultiThreadIoEventLoopGroup(
+            1, new DefaultThreadFactory("relay-metrics"), NioIoHandler.newFactory());
+    ServerBootstrap bootstrap =
+        new ServerBootstrap()
+            .group(group)
+            .channel(NioServerSocketChannel.class)
+            .option(ChannelOption.SO_BACKLOG, config.connectionsMax())
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childOption(
+                ChannelOption.RECVBUF_ALLOCATOR,
+                new AdaptiveRecvByteBufAllocator(
+                    RECEIVE_BUFFER_BYTES_MIN,
+                    RECEIVE_BUFFER_BYTES_INITIAL,
+                    MetricsConfig.REQUEST_HEADER_BYTES_MAX))
+            .childHandler(initializer);
     try {
-      HTTPServer http =
-          HTTPServer.builder()
-              .inetAddress(listen.getAddress())
-              .port(listen.getPort())
-              .registry(registry)
-              .buildAndStart();
-      return new MetricsEndpoint(http, new InetSocketAddress(listen.getAddress(), http.getPort()));
-    } catch (IOException e) {
-      throw new UncheckedIOException(
-          "cannot serve metrics on " + HostPort.format(listen) + ": " + e.getMessage(), e);
+      Channel listener = bootstrap.bind(config.listen()).syncUninterruptibly().channel();
+      return new MetricsEndpoint(group, listener);
+    } catch (RuntimeException e) {
+      group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly();
+      throw new IllegalStateException(
+          "cannot serve metrics on " + HostPort.format(config.listen()) + ": " + e.getMessage(), e);
     }
   }
 
@@ -135,11 +169,15 @@ final class MetricsEndpoint implements AutoCloseable {
   }
 
   InetSocketAddress address() {
-    return address;
+    return (InetSocketAddress) listener.localAddress();
   }
 
+  /** Closes the listener and every scrape connection; waits at most {@link #CLOSE_WAIT}. */
   @Override
   public void close() {
-    http.close();
+    listener.close().awaitUninterruptibly(CLOSE_WAIT.toMillis());
+    group
+        .shutdownGracefully(0, 0, TimeUnit.MILLISECONDS)
+        .awaitUninterruptibly(CLOSE_WAIT.toMillis());
   }
 }

@@ -89,8 +89,8 @@ public final class RelayServer implements AutoCloseable {
     MetricsEndpoint metrics = null;
     try {
       Channel listener = bind(config, server, ssl, channels, acceptors, workers);
-      if (config.metricsListen().isPresent()) {
-        metrics = MetricsEndpoint.start(config.metricsListen().get(), serverMetrics, server);
+      if (config.metrics().isPresent()) {
+        metrics = MetricsEndpoint.start(config.metrics().get(), serverMetrics, server);
       }
       RelayServer relay = new RelayServer(server, acceptors, workers, channels, listener, metrics);
       StartupSummary.log(config, store, relay.localAddress(), metrics);

@@ -4,6 +4,7 @@ import ch.qos.logback.classic.Level;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -132,9 +133,42 @@ public final class RelayServerMain implements Callable<Integer> {
         limits,
         Optional.ofNullable(options.authTokenFile).map(AuthToken::readFrom),
         tls,
-        Optional.ofNullable(options.metricsListen),
+        metrics(),
         options.shutdownGrace,
         storeOptions.toStoreConfig(options.dataDir));
+  }
+
+  /**
+   * The metrics endpoint, or empty without {@code --metrics-listen}. Its limits are checked even
+   * when it is off, so a typo in a flag is reported the day it is made, not the day metrics are
+   * turned on.
+   */
+  private Optional<MetricsConfig> metrics() {
+    MetricsConfig metrics =
+        new MetricsConfig(
+            new InetSocketAddress(0),
+            Optional.empty(),
+            options.metricsConnectionsMax,
+            options.metricsReadTimeout);
+    if (options.metricsTokenFile != null) {
+      if (options.metricsListen == null) {
+        throw new IllegalArgumentException("--metrics-token-file needs --metrics-listen");
+      }
+      try {
+        metrics = metrics.withToken(AuthToken.readFrom(options.metricsTokenFile));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("--metrics-token-file: " + e.getMessage(), e);
+      }
+    }
+    if (options.metricsListen == null) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new MetricsConfig(
+            options.metricsListen,
+            metrics.token(),
+            metrics.connectionsMax(),
+            metrics.readTimeout()));
   }
 
   private static void setLogLevel(String name) {

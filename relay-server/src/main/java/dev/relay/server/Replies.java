@@ -31,6 +31,7 @@ final class Replies {
           case LEASE_EXPIRED -> ErrorCode.LEASE_EXPIRED;
           case ALREADY_ACKED -> ErrorCode.ALREADY_ACKED;
           case INVALID_STATE -> ErrorCode.INVALID_STATE;
+          case UNKNOWN_QUEUE -> ErrorCode.UNKNOWN_QUEUE;
           case OK -> throw new IllegalArgumentException("OK is not an error");
         };
     return error(code, subject + ": " + outcome.name().toLowerCase().replace('_', ' '));

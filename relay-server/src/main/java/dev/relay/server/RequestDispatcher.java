@@ -7,6 +7,7 @@ import dev.relay.protocol.Cancel;
 import dev.relay.protocol.DeadJobs;
 import dev.relay.protocol.DeadList;
 import dev.relay.protocol.DeadRequeue;
+import dev.relay.protocol.DeleteQueue;
 import dev.relay.protocol.Enqueue;
 import dev.relay.protocol.EnqueueBatch;
 import dev.relay.protocol.Enqueued;
@@ -27,6 +28,7 @@ import dev.relay.protocol.Resume;
 import dev.relay.protocol.Stats;
 import dev.relay.server.store.NewJob;
 import dev.relay.server.store.Outcome;
+import dev.relay.server.store.QueueDeletion;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -92,13 +94,35 @@ final class RequestDispatcher {
     } else if (request instanceof Cancel c) {
       return outcome(server.store().cancel(c.jobId()), job(c.jobId()), loop);
     } else if (request instanceof Pause p) {
-      return outcome(server.store().pause(p.queue()), "queue " + p.queue(), loop);
+      return outcome(server.store().pause(p.queue(), p.create()), "queue " + p.queue(), loop);
     } else if (request instanceof Resume r) {
       return outcome(server.store().resume(r.queue()), "queue " + r.queue(), loop);
     } else if (request instanceof Backup b) {
       return backup(b, loop);
+    } else if (request instanceof DeleteQueue d) {
+      return answer(server.store().deleteQueue(d.queue()), r -> deleted(d.queue(), r), loop);
     }
     throw new IllegalArgumentException("not dispatched here: " + request.opcode());
+  }
+
+  /** OK, or the error naming the jobs that keep the queue (their counts, never their contents). */
+  private static Response deleted(String queue, QueueDeletion result) {
+    String subject = "queue " + queue;
+    return switch (result.outcome()) {
+      case OK -> new Ok();
+      case INVALID_STATE ->
+          Replies.error(
+              ErrorCode.INVALID_STATE,
+              subject
+                  + " is not empty: "
+                  + result.ready()
+                  + " ready or scheduled, "
+                  + result.leased()
+                  + " leased, "
+                  + result.dead()
+                  + " dead (cancel, finish or requeue and finish them first)");
+      default -> Replies.forOutcome(result.outcome(), subject);
+    };
   }
 
   private static String job(long jobId) {

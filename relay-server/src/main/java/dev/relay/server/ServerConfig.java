@@ -15,7 +15,7 @@ import java.util.Optional;
  * @param limits the network operating limits
  * @param authToken the secret every HELLO must carry, or empty for no auth
  * @param tls certificate and key for TLS, or empty for plain TCP
- * @param metricsListen address of the Prometheus endpoint, or empty for none
+ * @param metrics the Prometheus endpoint, or empty for none
  * @param shutdownGrace longest time a shutdown waits for in-flight work
  * @param store the store's configuration, including the data directory
  */
@@ -24,7 +24,7 @@ public record ServerConfig(
     ServerLimits limits,
     Optional<AuthToken> authToken,
     Optional<TlsFiles> tls,
-    Optional<InetSocketAddress> metricsListen,
+    Optional<MetricsConfig> metrics,
     Duration shutdownGrace,
     StoreConfig store) {
 
@@ -38,7 +38,7 @@ public record ServerConfig(
     Objects.requireNonNull(limits, "limits");
     Objects.requireNonNull(authToken, "authToken");
     Objects.requireNonNull(tls, "tls");
-    Objects.requireNonNull(metricsListen, "metricsListen");
+    Objects.requireNonNull(metrics, "metrics");
     Objects.requireNonNull(store, "store");
     ConfigChecks.inRange("shutdownGrace", shutdownGrace, SHUTDOWN_GRACE_MIN, SHUTDOWN_GRACE_MAX);
   }
@@ -59,33 +59,37 @@ public record ServerConfig(
   }
 
   public ServerConfig withListen(InetSocketAddress value) {
-    return new ServerConfig(value, limits, authToken, tls, metricsListen, shutdownGrace, store);
+    return new ServerConfig(value, limits, authToken, tls, metrics, shutdownGrace, store);
   }
 
   public ServerConfig withLimits(ServerLimits value) {
-    return new ServerConfig(listen, value, authToken, tls, metricsListen, shutdownGrace, store);
+    return new ServerConfig(listen, value, authToken, tls, metrics, shutdownGrace, store);
   }
 
   public ServerConfig withAuthToken(AuthToken value) {
-    return new ServerConfig(
-        listen, limits, Optional.of(value), tls, metricsListen, shutdownGrace, store);
+    return new ServerConfig(listen, limits, Optional.of(value), tls, metrics, shutdownGrace, store);
   }
 
   public ServerConfig withTls(TlsFiles value) {
     return new ServerConfig(
-        listen, limits, authToken, Optional.of(value), metricsListen, shutdownGrace, store);
+        listen, limits, authToken, Optional.of(value), metrics, shutdownGrace, store);
   }
 
-  public ServerConfig withMetricsListen(InetSocketAddress value) {
+  public ServerConfig withMetrics(MetricsConfig value) {
     return new ServerConfig(
         listen, limits, authToken, tls, Optional.of(value), shutdownGrace, store);
   }
 
+  /** An open metrics endpoint on {@code value} with the default limits. */
+  public ServerConfig withMetricsListen(InetSocketAddress value) {
+    return withMetrics(MetricsConfig.open(value));
+  }
+
   public ServerConfig withShutdownGrace(Duration value) {
-    return new ServerConfig(listen, limits, authToken, tls, metricsListen, value, store);
+    return new ServerConfig(listen, limits, authToken, tls, metrics, value, store);
   }
 
   public ServerConfig withStore(StoreConfig value) {
-    return new ServerConfig(listen, limits, authToken, tls, metricsListen, shutdownGrace, value);
+    return new ServerConfig(listen, limits, authToken, tls, metrics, shutdownGrace, value);
   }
 }

@@ -214,6 +214,36 @@ final class ServerOptions {
   InetSocketAddress metricsListen;
 
   @Option(
+      names = "--metrics-token-file",
+      defaultValue = "${env:RELAY_METRICS_TOKEN_FILE}",
+      description = {
+        "File holding the bearer token a scrape must send (Authorization: Bearer TOKEN);",
+        "other requests get 401. Default: none (open).",
+        "Env: RELAY_METRICS_TOKEN_FILE."
+      })
+  Path metricsTokenFile;
+
+  @Option(
+      names = "--metrics-connections-max",
+      defaultValue = "${env:RELAY_METRICS_CONNECTIONS_MAX:-16}",
+      description = {
+        "Open connections to the metrics endpoint; one more is closed at once.",
+        "Range [1, 1024]. Default: ${DEFAULT-VALUE}. Env: RELAY_METRICS_CONNECTIONS_MAX."
+      })
+  int metricsConnectionsMax;
+
+  @Option(
+      names = "--metrics-read-timeout",
+      converter = DurationConverter.class,
+      defaultValue = "${env:RELAY_METRICS_READ_TIMEOUT:-5s}",
+      description = {
+        "Time a metrics request has to arrive complete, from the connection's start or the",
+        "previous response; then the connection is closed.",
+        "Range [100ms, 5m]. Default: ${DEFAULT-VALUE}. Env: RELAY_METRICS_READ_TIMEOUT."
+      })
+  Duration metricsReadTimeout;
+
+  @Option(
       names = "--shutdown-grace",
       converter = DurationConverter.class,
       defaultValue = "${env:RELAY_SHUTDOWN_GRACE:-10s}",

@@ -8,7 +8,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one INFO line a server logs when it is ready, and the WARN for an open unauthenticated bind.
+ * The one INFO line a server logs when it is ready, and the WARNs for an open unauthenticated bind
+ * and an open metrics endpoint beside a token-guarded listener.
  */
 final class StartupSummary {
   private static final Logger log = LoggerFactory.getLogger(RelayServer.class);
@@ -30,7 +31,11 @@ final class StartupSummary {
         HostPort.format(bound),
         config.tls().isPresent() ? "on" : "off",
         config.authToken().isPresent() ? "on" : "off",
-        metrics == null ? "off" : "on " + HostPort.format(metrics.address()),
+        metrics == null
+            ? "off"
+            : "on "
+                + HostPort.format(metrics.address())
+                + config.metrics().map(m -> m.token().isPresent() ? " with token" : "").orElse(""),
         config.store().databaseFile().toAbsolutePath().normalize(),
         recovery.jobsByState(),
         recovery.leasesRequeued(),
@@ -52,6 +57,25 @@ final class StartupSummary {
         config.store().commitMode(),
         config.store().dbPagesMax() == 0 ? "none" : config.store().dbPagesMax());
     openBindWarning(bound, config.authToken().isPresent()).ifPresent(log::warn);
+    if (metrics != null) {
+      openMetricsWarning(config, metrics.address()).ifPresent(log::warn);
+    }
+  }
+
+  /**
+   * The warning for a metrics endpoint anyone can scrape while the protocol listener requires a
+   * token: queue names and job counts are then readable without it.
+   */
+  static Optional<String> openMetricsWarning(ServerConfig config, InetSocketAddress metricsBound) {
+    if (config.authToken().isEmpty()
+        || config.metrics().map(m -> m.token().isPresent()).orElse(true)) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "metrics endpoint "
+            + HostPort.format(metricsBound)
+            + " is open: --auth-token-file is set but --metrics-token-file is not, so anyone who"
+            + " can reach it reads queue names and job counts");
   }
 
   /** The warning for a bind that hosts other than this one can reach, when no token guards it. */

@@ -11,9 +11,11 @@ import dev.relay.protocol.Cancel;
 import dev.relay.protocol.DeadJobs;
 import dev.relay.protocol.DeadList;
 import dev.relay.protocol.DeadRequeue;
+import dev.relay.protocol.DeleteQueue;
 import dev.relay.protocol.Enqueue;
 import dev.relay.protocol.Enqueued;
 import dev.relay.protocol.ErrorCode;
+import dev.relay.protocol.ErrorResponse;
 import dev.relay.protocol.Inspect;
 import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobSpec;
@@ -136,6 +138,29 @@ class DispatchIT {
       assertThat(TestServers.counter(client, "enqueued")).isEqualTo(2);
       assertThat(TestServers.counter(client, "rejected.invalid_state")).isEqualTo(1);
       assertThat(TestServers.counter(client, "connections")).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void pause_of_an_unknown_queue_is_unknown_queue_unless_create_and_delete_queue_frees_it() {
+    try (RelayServer server = TestServers.start(dir.resolve("data"));
+        TestClient client = TestClient.open(server.localAddress())) {
+      assertThat(client.askError(new Pause("emials"))).isEqualTo(ErrorCode.UNKNOWN_QUEUE);
+      assertThat(client.askError(new Resume("emials"))).isEqualTo(ErrorCode.UNKNOWN_QUEUE);
+      assertThat(((StatsResult) client.ask(new Stats())).queues()).isEmpty();
+
+      assertThat(client.ask(new Pause("later", true))).isInstanceOf(Ok.class);
+      client.ask(enqueue("later", "a"));
+      ErrorResponse notEmpty = (ErrorResponse) client.ask(new DeleteQueue("later"));
+      assertThat(notEmpty.code()).isEqualTo(ErrorCode.INVALID_STATE);
+      assertThat(notEmpty.message()).contains("1 ready or scheduled, 0 leased, 0 dead");
+      assertThat(client.ask(new Resume("later"))).isInstanceOf(Ok.class);
+      LeasedJob job = ((Leased) client.ask(lease("later", 1, 0))).jobs().get(0);
+      assertThat(client.ask(new Ack(job.jobId(), job.token()))).isInstanceOf(Ok.class);
+
+      assertThat(client.ask(new DeleteQueue("later"))).isInstanceOf(Ok.class);
+      assertThat(client.askError(new DeleteQueue("later"))).isEqualTo(ErrorCode.UNKNOWN_QUEUE);
+      assertThat(((StatsResult) client.ask(new Stats())).queues()).isEmpty();
     }
   }
 

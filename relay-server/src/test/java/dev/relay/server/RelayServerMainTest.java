@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.relay.server.store.StoreConfig;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 class RelayServerMainTest {
@@ -32,7 +35,7 @@ class RelayServerMainTest {
     assertThat(config.store()).isEqualTo(StoreConfig.defaults(Path.of("./relay-data")));
     assertThat(config.authToken()).isEmpty();
     assertThat(config.tls()).isEmpty();
-    assertThat(config.metricsListen()).isEmpty();
+    assertThat(config.metrics()).isEmpty();
   }
 
   @Test
@@ -68,6 +71,38 @@ class RelayServerMainTest {
     assertThat(run("--connections-max", "0", "--data-dir", "unused")).isEqualTo(2);
     assertThat(err.toString().strip())
         .isEqualTo("relay-server: connectionsMax must be in [1, 100000], was 0");
+  }
+
+  @Test
+  void metrics_flags_reach_the_metrics_config(@TempDir Path dir) throws Exception {
+    Path token = dir.resolve("metrics.token");
+    Files.writeString(token, "scrape\n");
+
+    MetricsConfig metrics =
+        parse(
+                "--metrics-listen", "127.0.0.1:9707",
+                "--metrics-token-file", token.toString(),
+                "--metrics-connections-max", "3",
+                "--metrics-read-timeout", "250ms")
+            .metrics()
+            .orElseThrow();
+
+    assertThat(metrics.listen().getPort()).isEqualTo(9707);
+    assertThat(metrics.token()).isPresent();
+    assertThat(metrics.connectionsMax()).isEqualTo(3);
+    assertThat(metrics.readTimeout()).hasMillis(250);
+    assertThat(parse("--metrics-listen", "127.0.0.1:9707").metrics().orElseThrow())
+        .isEqualTo(MetricsConfig.open(new InetSocketAddress("127.0.0.1", 9707)));
+  }
+
+  @Test
+  void out_of_range_metrics_limits_are_rejected_naming_field_range_and_value() {
+    assertThat(run("--metrics-connections-max", "1025", "--data-dir", "unused")).isEqualTo(2);
+    assertThat(run("--metrics-read-timeout", "50ms", "--data-dir", "unused")).isEqualTo(2);
+    assertThat(err.toString().strip().lines())
+        .containsExactly(
+            "relay-server: metricsConnectionsMax must be in [1, 1024], was 1025",
+            "relay-server: metricsReadTimeout must be in [100ms, 5m], was 50ms");
   }
 
   @Test

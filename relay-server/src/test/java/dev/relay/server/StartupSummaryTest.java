@@ -3,6 +3,8 @@ package dev.relay.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -24,5 +26,27 @@ class StartupSummaryTest {
     assertThat(StartupSummary.openBindWarning(bound, auth).isPresent()).isEqualTo(warns);
     StartupSummary.openBindWarning(bound, auth)
         .ifPresent(w -> assertThat(w).contains(HostPort.format(bound), "--auth-token-file"));
+  }
+
+  @Test
+  void an_open_metrics_endpoint_beside_a_token_guarded_listener_warns() {
+    InetSocketAddress metrics = new InetSocketAddress("127.0.0.1", 9707);
+    ServerConfig guarded =
+        ServerConfig.defaults(Path.of("unused"))
+            .withAuthToken(AuthToken.of("secret"))
+            .withMetricsListen(metrics);
+
+    assertThat(StartupSummary.openMetricsWarning(guarded, metrics))
+        .hasValueSatisfying(
+            w -> assertThat(w).contains("127.0.0.1:9707", "--metrics-token-file", "open"));
+    assertThat(
+            StartupSummary.openMetricsWarning(
+                guarded.withMetrics(MetricsConfig.open(metrics).withToken(AuthToken.of("m"))),
+                metrics))
+        .isEmpty();
+    assertThat(
+            StartupSummary.openMetricsWarning(
+                ServerConfig.defaults(Path.of("unused")).withMetricsListen(metrics), metrics))
+        .isEmpty();
   }
 }

@@ -38,6 +38,7 @@ import picocli.CommandLine.Spec;
       CancelCommand.class,
       PauseCommand.class,
       ResumeCommand.class,
+      DeleteQueueCommand.class,
       BackupCommand.class
     },
     exitCodeListHeading = "%nExit codes:%n",

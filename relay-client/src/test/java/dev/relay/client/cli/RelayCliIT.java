@@ -216,6 +216,29 @@ final class RelayCliIT {
   }
 
   @Test
+  void pause_of_an_unknown_queue_is_refused_unless_create_and_delete_queue_removes_an_empty_one()
+      throws Exception {
+    Run typo = relay("pause", "mial");
+    assertThat(typo.exitCode()).isEqualTo(ExitCodes.REFUSED);
+    assertThat(typo.err()).contains("(UNKNOWN_QUEUE)");
+    assertThat(relay("--json", "stats").json().get("queues")).isEmpty();
+
+    assertThat(relay("pause", "--create", "later").out()).isEqualTo("paused queue later\n");
+    assertThat(relay("--json", "stats").json().get("queues").get(0).get("paused").asBoolean())
+        .isTrue();
+    assertThat(relay("delete-queue", "later").out()).isEqualTo("deleted queue later\n");
+    assertThat(relay("--json", "stats").json().get("queues")).isEmpty();
+
+    enqueue("--payload", "x");
+    Run notEmpty = relay("--json", "delete-queue", "mail");
+    assertThat(notEmpty.exitCode()).isEqualTo(ExitCodes.REFUSED);
+    assertThat(notEmpty.err()).contains("(INVALID_STATE)", "1 ready or scheduled");
+    Run unknown = relay("delete-queue", "nope");
+    assertThat(unknown.exitCode()).isEqualTo(ExitCodes.REFUSED);
+    assertThat(unknown.err()).contains("(UNKNOWN_QUEUE)");
+  }
+
+  @Test
   void backup_writes_a_copy_and_reports_its_size() throws Exception {
     enqueue("--payload", "x");
     Path target = dir.resolve("backup.db");

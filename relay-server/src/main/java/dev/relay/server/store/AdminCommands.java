@@ -5,7 +5,7 @@ import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Operator commands: cancel a waiting job, pause and resume a queue, requeue dead jobs. */
+/** Operator commands: cancel a waiting job, pause, resume and delete a queue, requeue dead jobs. */
 final class AdminCommands {
   /** Most dead jobs one requeue command moves; {@link JobStore} repeats while batches are full. */
   static final int REQUEUE_BATCH_MAX = 1000;
@@ -30,6 +30,13 @@ final class AdminCommands {
           + ", attempts = 0, available_at_ms = ?, finished_at_ms = NULL, dead_reason = NULL"
           + " WHERE id = ? AND state = "
           + Schema.DEAD;
+
+  private static final String DELETE_FINISHED_OF_QUEUE =
+      "DELETE FROM jobs WHERE state IN ("
+          + Schema.DONE
+          + ", "
+          + Schema.CANCELLED
+          + ") AND queue = ?";
 
   private record Dead(long id, String queue) {}
 
@@ -63,10 +70,18 @@ final class AdminCommands {
     };
   }
 
-  /** Pauses leasing from {@code queue}; a queue without jobs yet is created (and counted). */
-  static WriteCommand<Outcome> pause(String queue) {
+  /**
+   * Pauses leasing from {@code queue}. An unknown queue is UNKNOWN_QUEUE, unless {@code create}
+   * asks for it to be created paused (counted against {@code queuesMax}): a mistyped name must not
+   * take a queue slot.
+   */
+  static WriteCommand<Outcome> pause(String queue, boolean create) {
     return context -> {
-      Queues.ensure(context, queue);
+      if (create) {
+        Queues.ensure(context, queue);
+      } else if (Queues.paused(context, queue) == null) {
+        return Outcome.UNKNOWN_QUEUE;
+      }
       Queues.setPaused(context, queue, true);
       return Outcome.OK;
     };
@@ -75,13 +90,59 @@ final class AdminCommands {
   /** Resumes leasing; waiting workers are told if the queue has ready jobs. */
   static WriteCommand<Outcome> resume(String queue) {
     return context -> {
-      if (Boolean.TRUE.equals(Queues.paused(context, queue))) {
+      Boolean paused = Queues.paused(context, queue);
+      if (paused == null) {
+        return Outcome.UNKNOWN_QUEUE;
+      }
+      if (paused) {
         Queues.setPaused(context, queue, false);
         if (context.count(queue, JobState.READY) > 0) {
           context.available(queue);
         }
       }
       return Outcome.OK;
+    };
+  }
+
+  /**
+   * Deletes an empty queue: one with no ready (due or scheduled), leased or dead job. Its done and
+   * cancelled jobs, kept for retention, go with it, and so do their idempotency keys; its row goes,
+   * freeing a slot under {@code queuesMax}. A queue with such jobs is INVALID_STATE with the
+   * counts.
+   *
+   * <p>Finding the done and cancelled rows reads every finished job ({@code jobs_finished}), as the
+   * retention purge does; the in-memory counts say how many must go, and the statement must delete
+   * exactly that many.
+   */
+  static WriteCommand<QueueDeletion> deleteQueue(String queue) {
+    return context -> {
+      if (Queues.paused(context, queue) == null) {
+        return QueueDeletion.of(Outcome.UNKNOWN_QUEUE);
+      }
+      long ready = context.count(queue, JobState.READY);
+      long leased = context.count(queue, JobState.LEASED);
+      long dead = context.count(queue, JobState.DEAD);
+      if (ready + leased + dead > 0) {
+        return new QueueDeletion(Outcome.INVALID_STATE, ready, leased, dead, 0);
+      }
+      long done = context.count(queue, JobState.DONE);
+      long cancelled = context.count(queue, JobState.CANCELLED);
+      long deleted = 0;
+      if (done + cancelled > 0) {
+        PreparedStatement s = context.statement(DELETE_FINISHED_OF_QUEUE);
+        s.setString(1, queue);
+        deleted = s.executeUpdate();
+        Invariants.check(
+            deleted == done + cancelled,
+            "deleting queue %s removed %s finished jobs, counted %s",
+            queue,
+            deleted,
+            done + cancelled);
+        context.removed(queue, JobState.DONE, done);
+        context.removed(queue, JobState.CANCELLED, cancelled);
+      }
+      Queues.delete(context, queue);
+      return new QueueDeletion(Outcome.OK, 0, 0, 0, deleted);
     };
   }
 

@@ -28,6 +28,11 @@ final class Effects {
     }
   }
 
+  /** {@code n} jobs of {@code queue} in {@code state} were deleted. */
+  void removed(String queue, JobState state, long n) {
+    stateDeltas.computeIfAbsent(queue, q -> new long[STATES])[state.ordinal()] -= n;
+  }
+
   long delta(String queue, JobState state) {
     long[] deltas = stateDeltas.get(queue);
     return deltas == null ? 0 : deltas[state.ordinal()];

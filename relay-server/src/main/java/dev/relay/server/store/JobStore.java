@@ -129,15 +129,29 @@ public final class JobStore implements AutoCloseable {
     return writer.submit(AdminCommands.cancel(jobId));
   }
 
-  /** Stops leasing from {@code queue} until {@link #resume}; enqueues still succeed. */
-  public CompletableFuture<Outcome> pause(String queue) {
+  /**
+   * Stops leasing from {@code queue} until {@link #resume}; enqueues still succeed. An unknown
+   * queue answers UNKNOWN_QUEUE unless {@code create}, which creates it paused.
+   */
+  public CompletableFuture<Outcome> pause(String queue, boolean create) {
     StoreException refusal = Requests.checkQueue(queue);
     return refusal != null
         ? CompletableFuture.failedFuture(refusal)
-        : writer.submit(AdminCommands.pause(queue));
+        : writer.submit(AdminCommands.pause(queue, create));
   }
 
-  /** Resumes leasing from {@code queue}. */
+  /**
+   * Deletes an empty queue (no ready, scheduled, leased or dead job) with its retained done and
+   * cancelled jobs and their idempotency keys; see {@link QueueDeletion} for the answers.
+   */
+  public CompletableFuture<QueueDeletion> deleteQueue(String queue) {
+    StoreException refusal = Requests.checkQueue(queue);
+    return refusal != null
+        ? CompletableFuture.failedFuture(refusal)
+        : writer.submit(AdminCommands.deleteQueue(queue));
+  }
+
+  /** Resumes leasing from {@code queue}; an unknown queue answers UNKNOWN_QUEUE. */
   public CompletableFuture<Outcome> resume(String queue) {
     StoreException refusal = Requests.checkQueue(queue);
     return refusal != null

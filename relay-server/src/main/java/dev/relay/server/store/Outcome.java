@@ -20,5 +20,7 @@ public enum Outcome {
   /** The job was already acked with this very token; the repeated ack changes nothing. */
   ALREADY_ACKED,
   /** The job is in a state this command does not apply to (for example cancelling a leased job). */
-  INVALID_STATE
+  INVALID_STATE,
+  /** No queue has this name (never created, deleted, or dropped empty by the retention purge). */
+  UNKNOWN_QUEUE
 }

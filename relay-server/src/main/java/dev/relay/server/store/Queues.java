@@ -8,8 +8,9 @@ import java.util.List;
 
 /**
  * The {@code queues} table: one row per queue that has jobs or is paused, holding the paused flag.
- * Its row count is what {@code queuesMax} limits; rows of empty, unpaused queues are dropped by the
- * retention purge, so a burst of one-off queue names frees its slots again.
+ * A queue exists exactly when it has a row (retained done jobs keep it). Its row count is what
+ * {@code queuesMax} limits; rows of empty, unpaused queues are dropped by the retention purge, so a
+ * burst of one-off queue names frees its slots again, and DELETE_QUEUE frees one at once.
  */
 final class Queues {
   private static final String EXISTS = "SELECT paused FROM queues WHERE name = ?";
@@ -19,6 +20,7 @@ final class Queues {
       "UPDATE queues SET paused = ? WHERE name = ? AND paused <> ?";
   private static final String UNPAUSED = "SELECT name FROM queues WHERE paused = 0 ORDER BY name";
   private static final String DELETE = "DELETE FROM queues WHERE name = ? AND paused = 0";
+  private static final String DELETE_ANY = "DELETE FROM queues WHERE name = ?";
 
   private Queues() {}
 
@@ -42,7 +44,9 @@ final class Queues {
               + existing
               + " queues exist and queuesMax is "
               + max
-              + "; empty queues are dropped by the retention purge");
+              + "; free a slot by deleting an empty queue (DELETE_QUEUE, relay delete-queue),"
+              + " or raise --queues-max; empty unpaused queues are also dropped by the retention"
+              + " purge");
     }
     PreparedStatement insert = context.statement(INSERT);
     insert.setString(1, queue);
@@ -65,6 +69,13 @@ final class Queues {
     s.setString(2, queue);
     s.setInt(3, paused ? 1 : 0);
     return s.executeUpdate() == 1;
+  }
+
+  /** Deletes the queue's row, paused or not; the caller has checked that it holds no job. */
+  static void delete(WriteContext context, String queue) throws SQLException {
+    PreparedStatement s = context.statement(DELETE_ANY);
+    s.setString(1, queue);
+    Invariants.check(s.executeUpdate() == 1, "queue %s had no row to delete", queue);
   }
 
   /** Drops up to {@code max} rows of unpaused queues that hold no job in any state. */

@@ -87,6 +87,11 @@ final class WriteContext implements AutoCloseable {
     command.moved(queue, from, to);
   }
 
+  /** {@code n} jobs of {@code queue} in {@code state} were deleted in one statement. */
+  void removed(String queue, JobState state, long n) {
+    command.removed(queue, state, n);
+  }
+
   /** A job of {@code queue} can be leased now: tell the availability listener after commit. */
   void available(String queue) {
     command.availableQueues.add(queue);

@@ -79,7 +79,7 @@ class AdminTest {
     List<java.util.Set<String>> announced = new java.util.concurrent.CopyOnWriteArrayList<>();
     store.setAvailabilityListener(announced::add);
     enqueue(store, "q", "before pause");
-    assertThat(join(store.pause("q"))).isEqualTo(Outcome.OK);
+    assertThat(join(store.pause("q", false))).isEqualTo(Outcome.OK);
     enqueue(store, "q", "while paused");
 
     LeaseResult paused = join(store.lease(TestStores.request("q", 10)));
@@ -95,11 +95,72 @@ class AdminTest {
   }
 
   @Test
-  void pausing_a_queue_without_jobs_creates_it_paused() {
-    assertThat(join(store.pause("future"))).isEqualTo(Outcome.OK);
+  void pausing_a_queue_without_jobs_with_create_creates_it_paused() {
+    assertThat(join(store.pause("future", true))).isEqualTo(Outcome.OK);
     enqueue(store, "future", "x");
     assertThat(lease(store, "future", 1)).isEmpty();
-    assertThat(join(store.resume("never-seen"))).isEqualTo(Outcome.OK);
+    assertThat(join(store.stats()).queues())
+        .extracting(QueueStats::queue)
+        .containsExactly("future");
+  }
+
+  @Test
+  void pausing_or_resuming_an_unknown_queue_without_create_is_unknown_queue_and_creates_nothing() {
+    assertThat(join(store.pause("emials", false))).isEqualTo(Outcome.UNKNOWN_QUEUE);
+    assertThat(join(store.resume("never-seen"))).isEqualTo(Outcome.UNKNOWN_QUEUE);
+
+    assertThat(join(store.stats()).queues()).isEmpty();
+  }
+
+  @Test
+  void a_queue_kept_only_by_retained_done_jobs_still_exists() {
+    long id = enqueue(store, "q", "x");
+    join(store.ack(id, leaseOne(store, "q").token()));
+
+    assertThat(join(store.pause("q", false))).isEqualTo(Outcome.OK);
+    assertThat(join(store.resume("q"))).isEqualTo(Outcome.OK);
+  }
+
+  @Test
+  void deleting_an_empty_queue_removes_it_with_its_done_jobs_and_idempotency_keys() {
+    long done = join(store.enqueue(new NewJob("q", bytes("once"), 0, null, 1, "key-1"))).jobId();
+    join(store.ack(done, leaseOne(store, "q").token()));
+    join(store.cancel(enqueue(store, "q", "cancelled")));
+    join(store.pause("q", false));
+
+    QueueDeletion deletion = join(store.deleteQueue("q"));
+
+    assertThat(deletion).isEqualTo(new QueueDeletion(Outcome.OK, 0, 0, 0, 2));
+    assertThat(join(store.stats()).queues()).isEmpty();
+    assertThat(store.inspect(done).join()).isEmpty();
+    EnqueueResult again = join(store.enqueue(new NewJob("q", bytes("twice"), 0, null, 1, "key-1")));
+    assertThat(again.created()).isTrue();
+    assertThat(join(store.stats()).queues().get(0).paused()).isFalse();
+  }
+
+  @Test
+  void deleting_a_queue_with_waiting_leased_or_dead_jobs_is_invalid_state_with_the_counts() {
+    enqueue(store, "q", "ready");
+    join(
+        store.enqueue(
+            new NewJob("q", bytes("later"), 0, clock.instant().plusSeconds(60), 1, null)));
+    enqueue(store, "q", "to lease");
+    leaseOne(store, "q");
+    deadJob("d");
+
+    assertThat(join(store.deleteQueue("q")))
+        .isEqualTo(new QueueDeletion(Outcome.INVALID_STATE, 2, 1, 0, 0));
+    assertThat(join(store.deleteQueue("d")))
+        .isEqualTo(new QueueDeletion(Outcome.INVALID_STATE, 0, 0, 1, 0));
+    assertThat(join(store.stats()).queues())
+        .extracting(QueueStats::queue)
+        .containsExactly("d", "q");
+  }
+
+  @Test
+  void deleting_an_unknown_queue_is_unknown_queue() {
+    assertThat(join(store.deleteQueue("nope")).outcome()).isEqualTo(Outcome.UNKNOWN_QUEUE);
+    assertThat(failure(store.deleteQueue("")).code()).isEqualTo(StoreError.INVALID_ARGUMENT);
   }
 
   @Test
@@ -218,7 +279,7 @@ class AdminTest {
         .isEqualTo(StoreError.INVALID_ARGUMENT);
     assertThat(failure(store.enqueue(NewJob.of("", bytes("x"), 0))).code())
         .isEqualTo(StoreError.INVALID_ARGUMENT);
-    assertThat(failure(store.pause("")).code()).isEqualTo(StoreError.INVALID_ARGUMENT);
+    assertThat(failure(store.pause("", false)).code()).isEqualTo(StoreError.INVALID_ARGUMENT);
   }
 
   @Test

@@ -99,13 +99,27 @@ class DepthCapTest {
     StoreException full = failure(store.enqueue(NewJob.of("c", bytes("x"), 0)));
     assertThat(full.code()).isEqualTo(StoreError.QUEUE_FULL);
     assertThat(full.getMessage()).contains("queuesMax is 2").contains("'c'");
-    assertThat(failure(store.pause("d")).code()).isEqualTo(StoreError.QUEUE_FULL);
+    assertThat(failure(store.pause("d", true)).code()).isEqualTo(StoreError.QUEUE_FULL);
+    assertThat(full.getMessage()).contains("DELETE_QUEUE", "--queues-max");
     long a2 = enqueue(store, "a", "existing queue is fine");
 
     join(store.cancel(a));
     join(store.cancel(a2));
     clock.advance(Duration.ofMinutes(1));
     assertThat(store.purgeFinished()).isEqualTo(2);
+    assertThat(enqueue(store, "c", "x")).isPositive();
+  }
+
+  @Test
+  void deleting_an_empty_queue_frees_its_slot_under_queues_max_at_once() {
+    open(TestStores.config(dir).queuesMax(2));
+    enqueue(store, "a", "x");
+    join(store.pause("typo", true));
+    assertThat(failure(store.enqueue(NewJob.of("c", bytes("x"), 0))).code())
+        .isEqualTo(StoreError.QUEUE_FULL);
+
+    assertThat(join(store.deleteQueue("typo")).outcome()).isEqualTo(Outcome.OK);
+
     assertThat(enqueue(store, "c", "x")).isPositive();
   }
 }
