@@ -178,9 +178,11 @@ final class JobRun {
     CompletableFuture<Void> sent =
         outcome.ack()
             ? worker.client().ack(job.id(), job.token())
-            : worker
-                .client()
-                .nack(job.id(), job.token(), outcome.errorText(), outcome.retryDelay());
+            : outcome.retryDelay().isPresent()
+                ? worker
+                    .client()
+                    .nack(job.id(), job.token(), outcome.errorText(), outcome.retryDelay().get())
+                : worker.client().nack(job.id(), job.token(), outcome.errorText());
     sent.whenComplete((ok, error) -> onSettled(outcome, error));
   }
 

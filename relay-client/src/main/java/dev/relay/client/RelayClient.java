@@ -219,14 +219,25 @@ public final class RelayClient implements AutoCloseable {
   }
 
   /**
-   * Reports a leased job failed: it is retried after {@code retryDelay}, or after the server's
-   * backoff when empty, or becomes dead when out of attempts. {@code errorText} is truncated to the
-   * protocol's cap.
+   * Reports a leased job failed: it is retried after the server's backoff, or becomes dead when out
+   * of attempts. {@code errorText} becomes the job's last error, truncated to the protocol's cap.
+   */
+  public CompletableFuture<Void> nack(long jobId, LeaseToken token, String errorText) {
+    return nack(jobId, token, errorText, Nack.RETRY_DELAY_SERVER_BACKOFF);
+  }
+
+  /**
+   * Reports a leased job failed and asks for it to be retried after {@code retryDelay} instead of
+   * the server's backoff (it still becomes dead when out of attempts).
    */
   public CompletableFuture<Void> nack(
-      long jobId, LeaseToken token, String errorText, Optional<Duration> retryDelay) {
-    long delayMillis = retryDelay.map(Duration::toMillis).orElse(Nack.RETRY_DELAY_SERVER_BACKOFF);
-    Nack nack = new Nack(jobId, token, truncate(errorText), delayMillis);
+      long jobId, LeaseToken token, String errorText, Duration retryDelay) {
+    return nack(jobId, token, errorText, retryDelay.toMillis());
+  }
+
+  private CompletableFuture<Void> nack(
+      long jobId, LeaseToken token, String errorText, long retryDelayMillis) {
+    Nack nack = new Nack(jobId, token, truncate(errorText), retryDelayMillis);
     return send(nack, Ok.class, Duration.ZERO).thenApply(ok -> null);
   }
 
