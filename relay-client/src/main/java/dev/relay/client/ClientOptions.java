@@ -6,42 +6,15 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 
 /**
- * How a {@link RelayClient} connects: server address, identity, TLS, timeouts and the limits of its
- * pending-request table. Built with {@link #builder(String, int)}; every value is validated when
- * built and an out-of-range one is rejected with a message naming the field, the range and the
- * value, never clamped.
- *
- * @param host the server's host name or address
- * @param port the server's TCP port, 1..65535
- * @param clientName shown in the server's logs, at most {@link
- *     ProtocolLimits#CLIENT_NAME_BYTES_MAX} bytes
- * @param authToken the shared secret sent in HELLO when the server requires one
- * @param tlsTrustFile when present, connect with TLS and trust the CA or self-signed certificate(s)
- *     in this PEM file; the server's certificate must also match {@code host}
- * @param connectTimeout how long the TCP connect plus the HELLO handshake may take
- * @param requestTimeout how long a request waits for its response; a long-poll LEASE gets its wait
- *     time added
- * @param pendingRequestsMax requests awaiting a response at once; one more fails at once with
- *     {@code OVERLOADED}
- * @param reconnectBackoffMin the first delay before reconnecting after the connection dropped
- * @param reconnectBackoffMax the cap the doubling reconnect delay never exceeds
- * @param frameBytesMax the largest response frame this client reads
+ * How a {@link RelayClient} connects: server address, identity, TLS, timeouts, the limits of its
+ * pending-request table and the executor its futures complete on. Built with {@link
+ * #builder(String, int)}; every value is validated when built and an out-of-range one is rejected
+ * with a message naming the field, the range and the value, never clamped.
  */
-public record ClientOptions(
-    String host,
-    int port,
-    String clientName,
-    Optional<String> authToken,
-    Optional<Path> tlsTrustFile,
-    Duration connectTimeout,
-    Duration requestTimeout,
-    int pendingRequestsMax,
-    Duration reconnectBackoffMin,
-    Duration reconnectBackoffMax,
-    int frameBytesMax) {
-
+public final class ClientOptions {
   public static final String CLIENT_NAME_DEFAULT = "relay-client";
   public static final Duration CONNECT_TIMEOUT_DEFAULT = Duration.ofSeconds(5);
   public static final Duration CONNECT_TIMEOUT_MIN = Duration.ofMillis(100);
@@ -65,7 +38,40 @@ public record ClientOptions(
   public static final int PORT_MIN = 1;
   public static final int PORT_MAX = 65_535;
 
-  public ClientOptions {
+  /** Callback threads of the client-owned executor when none is given. */
+  public static final int CALLBACK_THREADS_DEFAULT = 16;
+
+  public static final int CALLBACK_THREADS_MIN = 2;
+  public static final int CALLBACK_THREADS_MAX = 1024;
+
+  private final String host;
+  private final int port;
+  private final String clientName;
+  private final Optional<String> authToken;
+  private final Optional<Path> tlsTrustFile;
+  private final Duration connectTimeout;
+  private final Duration requestTimeout;
+  private final int pendingRequestsMax;
+  private final Duration reconnectBackoffMin;
+  private final Duration reconnectBackoffMax;
+  private final int frameBytesMax;
+  private final Optional<Executor> callbackExecutor;
+  private final int callbackThreadsMax;
+
+  private ClientOptions(Builder b) {
+    this.host = b.host;
+    this.port = b.port;
+    this.clientName = b.clientName;
+    this.authToken = b.authToken;
+    this.tlsTrustFile = b.tlsTrustFile;
+    this.connectTimeout = b.connectTimeout;
+    this.requestTimeout = b.requestTimeout;
+    this.pendingRequestsMax = b.pendingRequestsMax;
+    this.reconnectBackoffMin = b.reconnectBackoffMin;
+    this.reconnectBackoffMax = b.reconnectBackoffMax;
+    this.frameBytesMax = b.frameBytesMax;
+    this.callbackExecutor = b.callbackExecutor;
+    this.callbackThreadsMax = b.callbackThreadsMax;
     Objects.requireNonNull(host, "host");
     if (host.isBlank()) {
       throw new IllegalArgumentException("host must not be blank");
@@ -102,6 +108,80 @@ public record ClientOptions(
         frameBytesMax,
         ProtocolLimits.FRAME_BYTES_MIN,
         ProtocolLimits.FRAME_BYTES_MAX);
+    OptionChecks.range(
+        "callbackThreadsMax", callbackThreadsMax, CALLBACK_THREADS_MIN, CALLBACK_THREADS_MAX);
+  }
+
+  /** The server's host name or address. */
+  public String host() {
+    return host;
+  }
+
+  /** The server's TCP port, 1..65535. */
+  public int port() {
+    return port;
+  }
+
+  /** Shown in the server's logs, at most {@link ProtocolLimits#CLIENT_NAME_BYTES_MAX} bytes. */
+  public String clientName() {
+    return clientName;
+  }
+
+  /** The secret sent in HELLO (the worker or the admin token) when the server requires one. */
+  public Optional<String> authToken() {
+    return authToken;
+  }
+
+  /**
+   * When present, connect with TLS and trust the CA or self-signed certificate(s) in this PEM file;
+   * the server's certificate must also match {@link #host()}.
+   */
+  public Optional<Path> tlsTrustFile() {
+    return tlsTrustFile;
+  }
+
+  /** How long the TCP connect plus the HELLO handshake may take. */
+  public Duration connectTimeout() {
+    return connectTimeout;
+  }
+
+  /** How long a request waits for its response; a long-poll LEASE gets its wait added. */
+  public Duration requestTimeout() {
+    return requestTimeout;
+  }
+
+  /** Requests awaiting a response at once; one more fails at once with {@code OVERLOADED}. */
+  public int pendingRequestsMax() {
+    return pendingRequestsMax;
+  }
+
+  /** The first delay before reconnecting after the connection dropped. */
+  public Duration reconnectBackoffMin() {
+    return reconnectBackoffMin;
+  }
+
+  /** The cap the doubling reconnect delay never exceeds. */
+  public Duration reconnectBackoffMax() {
+    return reconnectBackoffMax;
+  }
+
+  /** The largest response frame this client reads. */
+  public int frameBytesMax() {
+    return frameBytesMax;
+  }
+
+  /**
+   * The executor every future this client returns completes on, so the callbacks attached to them
+   * run there; empty means a client-owned pool of at most {@link #callbackThreadsMax()} daemon
+   * threads, shut down by {@link RelayClient#close()}.
+   */
+  public Optional<Executor> callbackExecutor() {
+    return callbackExecutor;
+  }
+
+  /** Threads of the client-owned callback pool (unused when a callback executor is given). */
+  public int callbackThreadsMax() {
+    return callbackThreadsMax;
   }
 
   /** Options for {@code host:port} with every other value at its default. */
@@ -122,6 +202,8 @@ public record ClientOptions(
     private Duration reconnectBackoffMin = RECONNECT_BACKOFF_MIN_DEFAULT;
     private Duration reconnectBackoffMax = RECONNECT_BACKOFF_MAX_DEFAULT;
     private int frameBytesMax = FRAME_BYTES_DEFAULT;
+    private Optional<Executor> callbackExecutor = Optional.empty();
+    private int callbackThreadsMax = CALLBACK_THREADS_DEFAULT;
 
     private Builder(String host, int port) {
       this.host = host;
@@ -170,20 +252,26 @@ public record ClientOptions(
       return this;
     }
 
+    /**
+     * Completes every future the client returns on {@code executor} instead of a client-owned pool.
+     * It must run tasks on threads other than the caller's (not {@code Runnable::run}), and should
+     * have threads to spare: a callback that blocks holds one until it returns. The client does not
+     * shut it down.
+     */
+    public Builder callbackExecutor(Executor executor) {
+      this.callbackExecutor = Optional.of(Objects.requireNonNull(executor, "executor"));
+      return this;
+    }
+
+    /** Threads of the client-owned callback pool, 2 to 1024; default 16. */
+    public Builder callbackThreadsMax(int callbackThreadsMax) {
+      this.callbackThreadsMax = callbackThreadsMax;
+      return this;
+    }
+
     /** The validated options. */
     public ClientOptions build() {
-      return new ClientOptions(
-          host,
-          port,
-          clientName,
-          authToken,
-          tlsTrustFile,
-          connectTimeout,
-          requestTimeout,
-          pendingRequestsMax,
-          reconnectBackoffMin,
-          reconnectBackoffMax,
-          frameBytesMax);
+      return new ClientOptions(this);
     }
   }
 

@@ -3,8 +3,7 @@ package dev.relay.client;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -45,10 +44,7 @@ final class ConnectionManager implements AutoCloseable {
     this.peer = options.host() + ":" + options.port();
     this.backoff = new Backoff(options.reconnectBackoffMin(), options.reconnectBackoffMax());
     Optional<SslContext> ssl = options.tlsTrustFile().map(ConnectionManager::sslContext);
-    // One thread carries the one connection; daemon so a forgotten client cannot keep a JVM alive.
-    this.group =
-        new MultiThreadIoEventLoopGroup(
-            1, new DefaultThreadFactory("relay-client", true), NioIoHandler.newFactory());
+    this.group = newEventLoopGroup();
     this.bootstrap =
         new Bootstrap()
             .group(group)
@@ -58,6 +54,18 @@ final class ConnectionManager implements AutoCloseable {
                 ChannelOption.CONNECT_TIMEOUT_MILLIS,
                 (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()))
             .handler(new ClientChannelInitializer(options, ssl));
+  }
+
+  /**
+   * One thread carries the one connection; daemon so a forgotten client cannot keep a JVM alive.
+   *
+   * <p>{@code NioEventLoopGroup} is deprecated in Netty 4.2 in favour of {@code
+   * MultiThreadIoEventLoopGroup}, which 4.1 does not have. The client must run on whichever Netty
+   * the application resolves (docs/client.md), so it uses the class both lines ship.
+   */
+  @SuppressWarnings("deprecation")
+  private static EventLoopGroup newEventLoopGroup() {
+    return new NioEventLoopGroup(1, new DefaultThreadFactory("relay-client", true));
   }
 
   private static SslContext sslContext(Path trustFile) {

@@ -10,12 +10,19 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The life of one leased job inside a {@link Worker}: runs the handler on the worker's executor,
  * renews the lease in the background until the outcome is settled, then ACKs or NACKs it.
+ *
+ * <p>A handler that throws is logged (with its stack trace, rate-limited per worker), reported to
+ * the listener with its {@link Throwable}, and NACKed with a bounded stack trace as the job's last
+ * error. A handler that outlives the worker's handler timeout is interrupted, its renewals stop and
+ * the job is NACKed as timed out; its permit stays taken until the handler thread returns, so the
+ * worker never runs more handlers at once than its concurrency.
  *
  * <p>A settle or renewal that fails for a retryable reason (the connection is down) is retried with
  * backoff while the lease may still be valid by the local estimate of its expiry; tokens survive
@@ -46,7 +53,11 @@ final class JobRun {
   private Future<?> renewal;
   private int renewFailures;
   private int settleFailures;
+  private Future<?> handlerDeadline;
+  private Thread handlerThread;
+  private boolean outcomeChosen;
   private boolean handlerDone;
+  private boolean serverDone;
   private boolean finishing;
 
   JobRun(Worker worker, LeasedJob leased) {
@@ -67,42 +78,99 @@ final class JobRun {
     synchronized (this) {
       leaseDeadlineNanos = System.nanoTime() + worker.config().leaseDuration().toNanos();
       scheduleRenewal(worker.config().renewAfter().toNanos());
+      worker
+          .config()
+          .handlerTimeout()
+          .ifPresent(t -> handlerDeadline = worker.schedule(this::timeOut, t.toNanos()));
     }
     try {
       worker.executor().execute(this::runHandler);
     } catch (RejectedExecutionException e) {
       log.warn("executor refused job {}; releasing it", job.id());
+      synchronized (this) {
+        handlerDone = true; // it never ran
+      }
       release();
     }
   }
 
   private void runHandler() {
+    synchronized (this) {
+      handlerThread = Thread.currentThread();
+    }
     worker.notify(l -> l.jobStarted(job));
     Outcome outcome;
     try {
       worker.handler().handle(job);
       outcome = new Outcome(true, "", Optional.empty());
     } catch (RetryLaterException e) {
-      outcome = new Outcome(false, describe(e), Optional.of(e.delay()));
+      // An expected outcome the handler chose: its message is the whole story, no stack trace.
+      outcome =
+          new Outcome(
+              false, RelayClient.truncate(String.valueOf(e.getMessage())), Optional.of(e.delay()));
     } catch (Exception e) {
-      outcome = new Outcome(false, describe(e), Optional.empty());
+      outcome = failed(e);
     } catch (Error e) {
-      settle(new Outcome(false, describe(e), Optional.empty()));
+      handlerReturned(failed(e));
       throw e;
     }
-    settle(outcome);
+    handlerReturned(outcome);
   }
 
-  private static String describe(Throwable t) {
-    return t.getMessage() == null
-        ? t.getClass().getName()
-        : t.getClass().getName() + ": " + t.getMessage();
+  /** Logs and reports a handler's failure; the NACK it leads to carries its stack trace. */
+  private Outcome failed(Throwable e) {
+    worker.handlerFailed(job, e);
+    return new Outcome(false, FailureText.of(e), Optional.empty());
+  }
+
+  /**
+   * The handler thread is done with the job: settles its outcome, unless the timeout already chose
+   * one; then the job may finish once the server side is done too.
+   */
+  private void handlerReturned(Outcome outcome) {
+    boolean settleNow;
+    synchronized (this) {
+      handlerThread = null;
+      handlerDone = true;
+      settleNow = !outcomeChosen;
+      outcomeChosen = true;
+      if (handlerDeadline != null) {
+        handlerDeadline.cancel(false);
+      }
+    }
+    if (settleNow) {
+      settle(outcome);
+    } else {
+      // Timed out: its NACK was sent already. Clear an interrupt the handler did not consume, so
+      // the pool thread starts its next job clean.
+      Thread.interrupted();
+      maybeFinish();
+    }
+  }
+
+  /** The handler ran past the worker's handler timeout: interrupt it and NACK the job. */
+  private void timeOut() {
+    Thread thread;
+    synchronized (this) {
+      if (outcomeChosen || finishing) {
+        return;
+      }
+      outcomeChosen = true;
+      thread = handlerThread;
+      if (renewal != null) {
+        renewal.cancel(false);
+      }
+    }
+    Duration timeout = worker.config().handlerTimeout().orElseThrow();
+    String reason = "handler timed out after " + OptionChecks.format(timeout);
+    worker.handlerFailed(job, new TimeoutException(reason));
+    if (thread != null) {
+      thread.interrupt();
+    }
+    settle(new Outcome(false, reason, Optional.empty()));
   }
 
   private void settle(Outcome outcome) {
-    synchronized (this) {
-      handlerDone = true;
-    }
     if (job.leaseLost()) {
       finish();
       return;
@@ -110,9 +178,11 @@ final class JobRun {
     CompletableFuture<Void> sent =
         outcome.ack()
             ? worker.client().ack(job.id(), job.token())
-            : worker
-                .client()
-                .nack(job.id(), job.token(), outcome.errorText(), outcome.retryDelay());
+            : outcome.retryDelay().isPresent()
+                ? worker
+                    .client()
+                    .nack(job.id(), job.token(), outcome.errorText(), outcome.retryDelay().get())
+                : worker.client().nack(job.id(), job.token(), outcome.errorText());
     sent.whenComplete((ok, error) -> onSettled(outcome, error));
   }
 
@@ -148,7 +218,7 @@ final class JobRun {
   }
 
   private synchronized void scheduleRenewal(long delayNanos) {
-    if (!finished.isDone() && !job.leaseLost()) {
+    if (!finished.isDone() && !job.leaseLost() && !(outcomeChosen && !handlerDone)) {
       renewal = worker.schedule(this::renew, delayNanos);
     }
   }
@@ -238,14 +308,26 @@ final class JobRun {
     return handlerDone;
   }
 
+  /** The server side is done with the job (settled, given up, or released). */
   private void finish() {
     synchronized (this) {
-      if (finishing) {
+      serverDone = true;
+      if (renewal != null) {
+        renewal.cancel(false);
+      }
+    }
+    maybeFinish();
+  }
+
+  /** Frees the job's permit once both the server side and the handler thread are done with it. */
+  private void maybeFinish() {
+    synchronized (this) {
+      if (finishing || !serverDone || !handlerDone) {
         return;
       }
       finishing = true;
-      if (renewal != null) {
-        renewal.cancel(false);
+      if (handlerDeadline != null) {
+        handlerDeadline.cancel(false);
       }
     }
     worker.jobFinished(this);

@@ -36,6 +36,7 @@ import dev.relay.protocol.Resume;
 import dev.relay.protocol.Stats;
 import dev.relay.protocol.StatsResult;
 import dev.relay.protocol.Welcome;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -44,17 +45,31 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An asynchronous, thread-safe connection to a Relay server: every operation returns a {@link
  * CompletableFuture}, requests are pipelined over one connection and matched to their responses by
  * request id.
  *
- * <p><b>Threads.</b> Futures complete on the client's single event-loop thread. Callbacks attached
- * to them run there too, so they must not block (no {@code join()}, no I/O): hand slow work to an
- * executor, e.g. with {@code thenApplyAsync}. Calling the client's own methods from a callback is
- * fine; {@link #close()} is not.
+ * <p><b>Threads.</b> The client's one event-loop thread only encodes, decodes and matches answers
+ * to requests; no user code ever runs on it. Every future this client returns completes on the
+ * callback executor ({@link ClientOptions#callbackExecutor()}: by default a client-owned pool of
+ * {@link ClientOptions#callbackThreadsMax()} daemon threads), so callbacks attached to them run
+ * there. A callback may block, even on another request of this client ({@code
+ * client.inspect(id).join()}): it holds one callback thread until it returns, and the answer it
+ * waits for completes on another. Request timeouts fire on the event loop, which user code cannot
+ * block. Calling {@link #close()} from a callback is allowed.
  *
  * <p><b>Failures.</b> A future fails with a {@link RelayException}: the server's error code and
  * message, a {@link RelayTimeoutException} when no response came within the request timeout, or a
@@ -66,14 +81,45 @@ import java.util.concurrent.Semaphore;
  * the protocol cap) throw {@link IllegalArgumentException} from the call itself.
  */
 public final class RelayClient implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(RelayClient.class);
+
+  /** How long an idle thread of the client-owned callback pool lives. */
+  private static final long CALLBACK_THREAD_IDLE_SECONDS = 30;
+
+  /** How long close() waits for completions already handed to the owned callback pool. */
+  private static final long CLOSE_CALLBACKS_WAIT_MILLIS = 2_000;
+
   private final ClientOptions options;
   private final ConnectionManager connections;
   private final Semaphore pendingPermits;
+  private final Executor callbacks;
+  private final ExecutorService ownedCallbacks;
+  private final AtomicBoolean refusalLogged = new AtomicBoolean();
 
   private RelayClient(ClientOptions options) {
     this.options = options;
     this.connections = new ConnectionManager(options);
     this.pendingPermits = new Semaphore(options.pendingRequestsMax());
+    this.ownedCallbacks = options.callbackExecutor().isPresent() ? null : newCallbackPool(options);
+    this.callbacks = options.callbackExecutor().orElse(ownedCallbacks);
+  }
+
+  /**
+   * The client-owned callback pool: up to {@code callbackThreadsMax} daemon threads, started as
+   * completions arrive and stopped after a while idle. A completion keeps its request's pending
+   * permit until it runs, so at most {@code pendingRequestsMax} ever wait in the queue.
+   */
+  private static ExecutorService newCallbackPool(ClientOptions options) {
+    ThreadPoolExecutor pool =
+        new ThreadPoolExecutor(
+            options.callbackThreadsMax(),
+            options.callbackThreadsMax(),
+            CALLBACK_THREAD_IDLE_SECONDS,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(options.pendingRequestsMax()),
+            new DefaultThreadFactory("relay-callback", true));
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
   }
 
   /**
@@ -174,14 +220,25 @@ public final class RelayClient implements AutoCloseable {
   }
 
   /**
-   * Reports a leased job failed: it is retried after {@code retryDelay}, or after the server's
-   * backoff when empty, or becomes dead when out of attempts. {@code errorText} is truncated to the
-   * protocol's cap.
+   * Reports a leased job failed: it is retried after the server's backoff, or becomes dead when out
+   * of attempts. {@code errorText} becomes the job's last error, truncated to the protocol's cap.
+   */
+  public CompletableFuture<Void> nack(long jobId, LeaseToken token, String errorText) {
+    return nack(jobId, token, errorText, Nack.RETRY_DELAY_SERVER_BACKOFF);
+  }
+
+  /**
+   * Reports a leased job failed and asks for it to be retried after {@code retryDelay} instead of
+   * the server's backoff (it still becomes dead when out of attempts).
    */
   public CompletableFuture<Void> nack(
-      long jobId, LeaseToken token, String errorText, Optional<Duration> retryDelay) {
-    long delayMillis = retryDelay.map(Duration::toMillis).orElse(Nack.RETRY_DELAY_SERVER_BACKOFF);
-    Nack nack = new Nack(jobId, token, truncate(errorText), delayMillis);
+      long jobId, LeaseToken token, String errorText, Duration retryDelay) {
+    return nack(jobId, token, errorText, retryDelay.toMillis());
+  }
+
+  private CompletableFuture<Void> nack(
+      long jobId, LeaseToken token, String errorText, long retryDelayMillis) {
+    Nack nack = new Nack(jobId, token, truncate(errorText), retryDelayMillis);
     return send(nack, Ok.class, Duration.ZERO).thenApply(ok -> null);
   }
 
@@ -291,10 +348,21 @@ public final class RelayClient implements AutoCloseable {
     return connections.isClosed();
   }
 
-  /** Closes the connection, failing its pending requests, stops reconnecting, frees the thread. */
+  /**
+   * Closes the connection, failing its pending requests, stops reconnecting and frees the event
+   * loop; the client-owned callback pool runs the failures already handed to it, then stops.
+   */
   @Override
   public void close() {
     connections.close();
+    if (ownedCallbacks != null) {
+      ownedCallbacks.shutdown();
+      try {
+        ownedCallbacks.awaitTermination(CLOSE_CALLBACKS_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   private <R extends Response> CompletableFuture<R> send(
@@ -322,24 +390,54 @@ public final class RelayClient implements AutoCloseable {
         .send(request, options.requestTimeout().plus(extraTimeout))
         .whenComplete(
             (response, error) -> {
-              // Free the slot before anyone sees the outcome, so a caller that reacts to a
-              // completion by sending again finds the slot free.
-              pendingPermits.release();
-              if (error != null) {
-                result.completeExceptionally(asRelayException(error));
-              } else if (expected.isInstance(response)) {
-                result.complete(expected.cast(response));
-              } else if (response instanceof ErrorResponse e) {
-                result.completeExceptionally(RelayException.fromServer(e));
-              } else {
-                result.completeExceptionally(
-                    new RelayException(
-                        ErrorCode.MALFORMED_FRAME,
-                        false,
-                        "server answered " + request.opcode() + " with " + response.opcode()));
+              // Runs on the event loop: hand the outcome to the callback executor, so no user
+              // callback ever runs on (and so can never block) the loop.
+              Runnable complete =
+                  () -> {
+                    // Free the slot before anyone sees the outcome, so a caller that reacts to a
+                    // completion by sending again finds the slot free.
+                    pendingPermits.release();
+                    settle(result, request, expected, response, error);
+                  };
+              try {
+                callbacks.execute(complete);
+              } catch (RejectedExecutionException e) {
+                completeElsewhere(complete, e);
               }
             });
     return result;
+  }
+
+  private static <R extends Response> void settle(
+      CompletableFuture<R> result,
+      Request request,
+      Class<R> expected,
+      Response response,
+      Throwable error) {
+    if (error != null) {
+      result.completeExceptionally(asRelayException(error));
+    } else if (expected.isInstance(response)) {
+      result.complete(expected.cast(response));
+    } else if (response instanceof ErrorResponse e) {
+      result.completeExceptionally(RelayException.fromServer(e));
+    } else {
+      result.completeExceptionally(
+          new RelayException(
+              ErrorCode.MALFORMED_FRAME,
+              false,
+              "server answered " + request.opcode() + " with " + response.opcode()));
+    }
+  }
+
+  /**
+   * The callback executor refused a completion (it was shut down, or its queue is full): complete
+   * on the common pool rather than on the event loop or not at all, and say so once.
+   */
+  private void completeElsewhere(Runnable complete, RejectedExecutionException e) {
+    if (!isClosed() && refusalLogged.compareAndSet(false, true)) {
+      log.warn("the callback executor refused a completion ({}); completing on the common pool", e);
+    }
+    ForkJoinPool.commonPool().execute(complete);
   }
 
   /** Unwraps completion wrappers; anything not already a RelayException becomes INTERNAL. */

@@ -38,8 +38,13 @@ import org.slf4j.LoggerFactory;
  * gives the jobs still running back to the server with RELEASE (no attempt spent) and reports what
  * it did. See {@link JobRun} for what happens when the connection drops under a running job.
  */
-public final class Worker {
+public final class Worker implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Worker.class);
+
+  /**
+   * At most one handler-failure line with a stack trace per this interval; the rest are counted.
+   */
+  static final Duration FAILURE_LOG_INTERVAL = Duration.ofSeconds(10);
 
   private enum State {
     NEW,
@@ -59,10 +64,21 @@ public final class Worker {
   private final LeaseLoop leaseLoop;
   private final Set<JobRun> inHand = ConcurrentHashMap.newKeySet();
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
+  private final Object failureLogLock = new Object();
+  private long failureLoggedAtNanos;
+  private boolean failureLogged;
+  private int failuresNotLogged;
 
   private Worker(Builder b) {
     this.client = b.client;
-    this.config = new WorkerConfig(b.queues, b.concurrency, b.leaseDuration, b.pollWait);
+    this.config =
+        new WorkerConfig(
+            b.queues,
+            b.concurrency,
+            b.leaseDuration,
+            b.pollWait,
+            Optional.ofNullable(b.handlerTimeout),
+            b.shutdownGrace);
     this.handler = Objects.requireNonNull(b.handler, "handler");
     this.listener = b.listener;
     if (b.executor != null) {
@@ -139,6 +155,14 @@ public final class Worker {
     return new ShutdownReport(completed, released, releases.size() - released);
   }
 
+  /**
+   * Shuts down with the configured grace ({@link Builder#shutdownGrace}); see {@link #shutdown}.
+   */
+  @Override
+  public void close() {
+    shutdown(config.shutdownGrace());
+  }
+
   private static void awaitAll(List<? extends CompletableFuture<?>> futures, long deadlineNanos) {
     try {
       CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new))
@@ -198,6 +222,35 @@ public final class Worker {
     leaseLoop.pump();
   }
 
+  /**
+   * A handler threw or timed out: tells the listener and logs it with its stack trace, at most one
+   * line per {@link #FAILURE_LOG_INTERVAL}, counting the ones in between, so a failing dependency
+   * cannot flood the log.
+   */
+  void handlerFailed(Job job, Throwable error) {
+    notify(l -> l.handlerFailed(job, error));
+    int skipped;
+    synchronized (failureLogLock) {
+      long now = System.nanoTime();
+      if (failureLogged && now - failureLoggedAtNanos < FAILURE_LOG_INTERVAL.toNanos()) {
+        failuresNotLogged++;
+        return;
+      }
+      failureLogged = true;
+      failureLoggedAtNanos = now;
+      skipped = failuresNotLogged;
+      failuresNotLogged = 0;
+    }
+    log.warn(
+        "handler failed on job {} (queue {}, attempt {}); {} more failure(s) not logged since the"
+            + " last line",
+        job.id(),
+        job.queue(),
+        job.attempt(),
+        skipped,
+        error);
+  }
+
   void notify(Consumer<WorkerListener> event) {
     try {
       event.accept(listener);
@@ -220,6 +273,8 @@ public final class Worker {
     private JobHandler handler;
     private Executor executor;
     private WorkerListener listener = new WorkerListener() {};
+    private Duration handlerTimeout;
+    private Duration shutdownGrace = WorkerConfig.SHUTDOWN_GRACE_DEFAULT;
 
     private Builder(RelayClient client) {
       this.client = client;
@@ -262,6 +317,23 @@ public final class Worker {
      */
     public Builder executor(Executor executor) {
       this.executor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /**
+     * How long one handler may run, 100 ms to 1 day; default: no limit. Past it the handler's
+     * thread is interrupted, the lease is no longer renewed, and the job is NACKed with "handler
+     * timed out after ..." (retried with backoff, or dead when out of attempts). The job's slot
+     * stays taken until the handler thread returns.
+     */
+    public Builder handlerTimeout(Duration handlerTimeout) {
+      this.handlerTimeout = Objects.requireNonNull(handlerTimeout, "handlerTimeout");
+      return this;
+    }
+
+    /** How long {@link Worker#close()} waits for running handlers, 0 to 1 h; default 30 s. */
+    public Builder shutdownGrace(Duration shutdownGrace) {
+      this.shutdownGrace = shutdownGrace;
       return this;
     }
 

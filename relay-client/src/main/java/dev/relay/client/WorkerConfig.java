@@ -4,6 +4,7 @@ import dev.relay.protocol.Lease;
 import dev.relay.protocol.ProtocolLimits;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The validated settings of a {@link Worker}.
@@ -12,9 +13,17 @@ import java.util.List;
  * @param concurrency jobs held and run at once
  * @param leaseDuration the lease asked for, renewed when a third of it remains
  * @param pollWait how long one LEASE waits on the server for a job (capped by the server's max)
+ * @param handlerTimeout how long a handler may run before it is interrupted and its job NACKed;
+ *     empty for no limit
+ * @param shutdownGrace how long {@link Worker#close()} waits for running handlers
  */
 record WorkerConfig(
-    List<String> queues, int concurrency, Duration leaseDuration, Duration pollWait) {
+    List<String> queues,
+    int concurrency,
+    Duration leaseDuration,
+    Duration pollWait,
+    Optional<Duration> handlerTimeout,
+    Duration shutdownGrace) {
   static final int CONCURRENCY_MIN = 1;
   static final int CONCURRENCY_MAX = 4096;
   static final Duration LEASE_DURATION_DEFAULT = Duration.ofSeconds(30);
@@ -23,6 +32,11 @@ record WorkerConfig(
   static final Duration POLL_WAIT_DEFAULT = Duration.ofSeconds(30);
   static final Duration POLL_WAIT_MIN = Duration.ofMillis(100);
   static final Duration POLL_WAIT_MAX = Duration.ofMinutes(10);
+  static final Duration HANDLER_TIMEOUT_MIN = Duration.ofMillis(100);
+  static final Duration HANDLER_TIMEOUT_MAX = Duration.ofDays(1);
+  static final Duration SHUTDOWN_GRACE_DEFAULT = Duration.ofSeconds(30);
+  static final Duration SHUTDOWN_GRACE_MIN = Duration.ZERO;
+  static final Duration SHUTDOWN_GRACE_MAX = Duration.ofHours(1);
 
   WorkerConfig {
     queues = List.copyOf(queues);
@@ -32,6 +46,9 @@ record WorkerConfig(
     OptionChecks.range("concurrency", concurrency, CONCURRENCY_MIN, CONCURRENCY_MAX);
     OptionChecks.range("leaseDuration", leaseDuration, LEASE_DURATION_MIN, LEASE_DURATION_MAX);
     OptionChecks.range("pollWait", pollWait, POLL_WAIT_MIN, POLL_WAIT_MAX);
+    handlerTimeout.ifPresent(
+        t -> OptionChecks.range("handlerTimeout", t, HANDLER_TIMEOUT_MIN, HANDLER_TIMEOUT_MAX));
+    OptionChecks.range("shutdownGrace", shutdownGrace, SHUTDOWN_GRACE_MIN, SHUTDOWN_GRACE_MAX);
   }
 
   /**

@@ -2,8 +2,8 @@ package dev.relay.client;
 
 /**
  * Hooks a {@link Worker} calls as jobs move through it, for metrics and logs. Every method has an
- * empty default. They are called on the worker's threads or the client's event loop, so they must
- * be quick and must not block; an exception thrown from one is logged and ignored.
+ * empty default. They are called on the worker's handler and timer threads or the client's callback
+ * threads, so they should be quick; an exception thrown from one is logged and ignored.
  */
 public interface WorkerListener {
   /** The handler is about to run {@code job}. */
@@ -11,6 +11,12 @@ public interface WorkerListener {
 
   /** The server acknowledged the job done. */
   default void acked(Job job) {}
+
+  /**
+   * The handler threw {@code error}, or ran past the worker's handler timeout (a {@link
+   * java.util.concurrent.TimeoutException}); a NACK follows.
+   */
+  default void handlerFailed(Job job, Throwable error) {}
 
   /** The server recorded the job failed, with {@code errorText}. */
   default void nacked(Job job, String errorText) {}

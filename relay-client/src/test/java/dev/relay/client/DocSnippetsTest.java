@@ -21,6 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Compiles every Java block of README.md's "Using it" section, docs/client.md and
  * docs/failure-semantics.md against the real API, so the documentation cannot drift from the code.
+ * A block's own {@code import} lines head its compilation unit, and then they are its only imports,
+ * so a snippet that shows its imports shows all of them; blocks without any get a common prelude.
  */
 final class DocSnippetsTest {
   private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
@@ -43,16 +45,21 @@ final class DocSnippetsTest {
     blocks.addAll(javaBlocks(Files.readString(Path.of("../docs/client.md"))));
     blocks.addAll(javaBlocks(Files.readString(Path.of("../docs/failure-semantics.md"))));
     assertThat(blocks).hasSizeGreaterThanOrEqualTo(5);
+    assertThat(javaBlocks(Files.readString(Path.of("../docs/client.md"))))
+        .as("docs/client.md shows the imports of every snippet")
+        .allMatch(block -> block.startsWith("import "));
 
     List<JavaFileObject> sources = new ArrayList<>();
     for (int i = 0; i < blocks.size(); i++) {
       String name = "Snippet" + i;
+      String imports = imports(blocks.get(i));
+      String body = blocks.get(i).substring(imports.length());
       String code =
-          PRELUDE
+          (imports.isEmpty() ? PRELUDE : imports)
               + "class "
               + name
               + " {\n  static void send(byte[] payload) {}\n  void run() throws Exception {\n"
-              + blocks.get(i)
+              + body
               + "\n  }\n}\n";
       sources.add(
           new SimpleJavaFileObject(
@@ -77,6 +84,18 @@ final class DocSnippetsTest {
             .call();
 
     assertThat(ok).as(diagnostics.toString()).isTrue();
+  }
+
+  /** The block's leading lines of imports (and blank lines among them), or "" when none. */
+  private static String imports(String block) {
+    int end = 0;
+    for (String line : block.split("\n", -1)) {
+      if (!line.startsWith("import ") && !line.isBlank()) {
+        break;
+      }
+      end += line.length() + 1;
+    }
+    return block.startsWith("import ") ? block.substring(0, Math.min(end, block.length())) : "";
   }
 
   private static List<String> javaBlocks(String markdown) {

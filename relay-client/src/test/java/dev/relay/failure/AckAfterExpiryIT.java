@@ -59,7 +59,7 @@ class AckAfterExpiryIT {
       JobInfo expired = RelayClient.await(workerA.inspect(id));
       assertThat(expired.state()).isEqualTo(JobState.LEASED);
       assertRefused(ErrorCode.LEASE_EXPIRED, workerA.ack(id, a.token()));
-      assertRefused(ErrorCode.LEASE_EXPIRED, workerA.nack(id, a.token(), "late", Optional.empty()));
+      assertRefused(ErrorCode.LEASE_EXPIRED, workerA.nack(id, a.token(), "late"));
       assertRefused(ErrorCode.LEASE_EXPIRED, workerA.renew(id, a.token(), LONG_LEASE));
       assertThat(RelayClient.await(workerA.inspect(id))).isEqualTo(expired);
 

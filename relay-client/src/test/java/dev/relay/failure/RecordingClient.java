@@ -93,8 +93,7 @@ final class RecordingClient implements AutoCloseable {
 
   CompletableFuture<Optional<ErrorCode>> nack(long jobId, LeaseToken token) {
     long sentAt = now();
-    CompletableFuture<Void> answer =
-        client.nack(jobId, token, "the handler always fails this job", Optional.empty());
+    CompletableFuture<Void> answer = client.nack(jobId, token, "the handler always fails this job");
     return settled(answer, sentAt, Verb.NACK, jobId, token);
   }
 

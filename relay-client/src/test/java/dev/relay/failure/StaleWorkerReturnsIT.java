@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -91,7 +90,7 @@ class StaleWorkerReturnsIT {
   private static void assertEveryLeaseRequestIsStale(
       RelayClient client, long id, LeaseToken token) {
     assertRefused(ErrorCode.STALE_TOKEN, client.ack(id, token));
-    assertRefused(ErrorCode.STALE_TOKEN, client.nack(id, token, "late", Optional.empty()));
+    assertRefused(ErrorCode.STALE_TOKEN, client.nack(id, token, "late"));
     assertRefused(ErrorCode.STALE_TOKEN, client.renew(id, token, LONG_LEASE));
     assertRefused(ErrorCode.STALE_TOKEN, client.release(id, token));
   }

@@ -17,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -172,7 +171,7 @@ final class RelayCliIT {
       LeasedJob job =
           RelayClient.await(client.lease(List.of("mail"), 1, Duration.ofSeconds(5), Duration.ZERO))
               .get(0);
-      RelayClient.await(client.nack(job.jobId(), job.token(), "boom", Optional.empty()));
+      RelayClient.await(client.nack(job.jobId(), job.token(), "boom"));
     }
 
     Run text = relay("dead", "list", "--queue", "mail");
