@@ -16,8 +16,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Everything {@link JobStore#open} assembles, in the order it is built, and torn down in reverse.
- * Opening checks the file before anything can write to it: lock, integrity and version check on a
- * read-only connection, then the write connection, migration, counts, and lease recovery.
+ * Opening checks the file before anything can write to it: lock, a check that no other process has
+ * the file open, integrity and version check on a read-only connection, then the write connection,
+ * migration, counts, and lease recovery.
  */
 record StoreParts(
     DirectoryLock lock,
@@ -42,6 +43,7 @@ record StoreParts(
     try {
       DirectoryLock lock = DirectoryLock.acquire(config.dataDir(), config.lockFile());
       opened.add(lock);
+      OpenElsewhereCheck.run(file);
       int versionFound = StartupCheck.run(file);
       Connection connection = Sqlite.openWriter(file, config.dbPagesMax());
       opened.add(connection);
