@@ -1,7 +1,6 @@
 package dev.relay.server.store;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.sql.Connection;
@@ -35,7 +34,7 @@ record StoreParts(
   static StoreParts open(StoreConfig config, InstantSource clock, RandomGenerator jitter) {
     Path file = config.databaseFile();
     try {
-      Files.createDirectories(config.dataDir());
+      PrivateFiles.directory(config.dataDir());
     } catch (IOException e) {
       throw new StoreOpenException("cannot create data directory " + config.dataDir() + ": " + e);
     }
@@ -44,6 +43,7 @@ record StoreParts(
       DirectoryLock lock = DirectoryLock.acquire(config.dataDir(), config.lockFile());
       opened.add(lock);
       OpenElsewhereCheck.run(file);
+      makePrivate(file);
       int versionFound = StartupCheck.run(file);
       Connection connection = Sqlite.openWriter(file, config.dbPagesMax());
       opened.add(connection);
@@ -79,6 +79,20 @@ record StoreParts(
     } catch (RuntimeException e) {
       closeAll(opened, e);
       throw e;
+    }
+  }
+
+  /**
+   * Tightens the files an earlier start (or an older Relay) left, and creates relay.db 0600 before
+   * SQLite first opens it, since SQLite gives -wal and -shm the database file's mode.
+   */
+  private static void makePrivate(Path file) {
+    try {
+      PrivateFiles.createFile(file);
+      PrivateFiles.file(file.resolveSibling(file.getFileName() + "-wal"));
+      PrivateFiles.file(OpenElsewhereCheck.sharedMemoryFile(file));
+    } catch (IOException e) {
+      throw new StoreOpenException("cannot make " + file + " private to this user: " + e, e);
     }
   }
 
