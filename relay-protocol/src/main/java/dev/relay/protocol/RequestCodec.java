@@ -53,7 +53,7 @@ final class RequestCodec {
     } else if (request instanceof Resume m) {
       WireWriter.string(out, m.queue());
     } else if (request instanceof Backup m) {
-      WireWriter.string(out, m.path());
+      WireWriter.string(out, m.name());
     } else {
       throw new AssertionError("no writer for " + request.opcode());
     }
@@ -97,7 +97,7 @@ final class RequestCodec {
       case CANCEL -> new Cancel(in.i64("jobId"));
       case PAUSE -> new Pause(in.string("queue", ProtocolLimits.QUEUE_NAME_BYTES_MAX));
       case RESUME -> new Resume(in.string("queue", ProtocolLimits.QUEUE_NAME_BYTES_MAX));
-      case BACKUP -> new Backup(in.string("path", ProtocolLimits.PATH_BYTES_MAX));
+      case BACKUP -> new Backup(in.string("name", ProtocolLimits.BACKUP_NAME_BYTES_MAX));
       default -> throw new AssertionError("not a request opcode: " + in.opcode());
     };
   }

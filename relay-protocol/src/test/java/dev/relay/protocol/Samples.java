@@ -118,7 +118,8 @@ final class Samples {
         new Cancel(11),
         new Pause("emails"),
         new Resume("emails"),
-        new Backup("/var/backups/relay-2024.db"));
+        new Backup(Backup.SERVER_CHOOSES),
+        new Backup("nightly.db"));
   }
 
   static List<Response> responses() {
@@ -152,7 +153,7 @@ final class Samples {
         new DeadJobs(List.of(jobInfo()), 9),
         new DeadJobs(List.of(), DeadJobs.NO_MORE),
         new Requeued(3),
-        new BackedUp(1_048_576),
+        new BackedUp(1_048_576, "relay-20300101T000000.000Z.db"),
         ErrorResponse.of(ErrorCode.STALE_TOKEN, "job 7 was leased again"),
         new ErrorResponse(ErrorCode.OVERLOADED, false, ""));
   }

@@ -9,6 +9,7 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,6 +26,7 @@ record StoreParts(
     WriteContext context,
     Writer writer,
     ReadPool reads,
+    Backups backups,
     QueueCounts counts,
     StoreCounters counters,
     RecoveryReport recovery) {
@@ -38,6 +40,7 @@ record StoreParts(
     } catch (IOException e) {
       throw new StoreOpenException("cannot create data directory " + config.dataDir() + ": " + e);
     }
+    Optional<Path> backupDir = Backups.prepareDirectory(config);
     List<AutoCloseable> opened = new ArrayList<>();
     try {
       DirectoryLock lock = DirectoryLock.acquire(config.dataDir(), config.lockFile());
@@ -60,6 +63,7 @@ record StoreParts(
       opened.add(writer::close);
       ExpiryResult leases = writer.await(writer.submit(LeaseRescue::recoverAll));
       ReadPool reads = new ReadPool(file, config.readThreads(), config.readQueueCapacity());
+      Backups backups = new Backups(backupDir, config.backupKeep(), clock, reads);
       RecoveryReport recovery =
           new RecoveryReport(versionFound, byState, leases.requeued(), leases.dead());
       // DEBUG: the server's one start summary reports the same figures at INFO.
@@ -72,7 +76,8 @@ record StoreParts(
           byState,
           leases.requeued(),
           leases.dead());
-      return new StoreParts(lock, connection, context, writer, reads, counts, counters, recovery);
+      return new StoreParts(
+          lock, connection, context, writer, reads, backups, counts, counters, recovery);
     } catch (SQLException e) {
       closeAll(opened, e);
       throw new StoreOpenException("cannot open " + file + ": " + e.getMessage(), e);
@@ -97,10 +102,11 @@ record StoreParts(
   }
 
   /**
-   * Reads first (they may still be running), then the writer drains, then SQLite, then the lock.
+   * Reads first (they may still be running until {@code readsDeadlineNanos}, when a running backup
+   * is abandoned), then the writer drains, then SQLite, then the lock.
    */
-  void close() {
-    reads.close();
+  void close(long readsDeadlineNanos) {
+    reads.close(readsDeadlineNanos, backups::abandon);
     writer.close();
     context.close();
     try {
