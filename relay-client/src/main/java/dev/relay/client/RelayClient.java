@@ -318,11 +318,23 @@ public final class RelayClient implements AutoCloseable {
   }
 
   /**
-   * Asks the server to write a consistent copy of its database to {@code path} on the server's
-   * machine; completes with the copy's size in bytes.
+   * Asks the server to write a consistent copy of its database into its backup directory (its
+   * operator's {@code --backup-dir}), naming the file by the time; completes with the file's name
+   * and size. Fails with INVALID_STATE when the server has no backup directory, and with retryable
+   * OVERLOADED while another backup runs.
    */
-  public CompletableFuture<Long> backup(String path) {
-    return send(new Backup(path), BackedUp.class, Duration.ZERO).thenApply(BackedUp::bytes);
+  public CompletableFuture<BackedUp> backup() {
+    return backup(Backup.SERVER_CHOOSES);
+  }
+
+  /**
+   * As {@link #backup()}, as the file {@code name}: a plain file name from {@code
+   * [A-Za-z0-9][A-Za-z0-9._-]*} of at most 128 characters (the {@link Backup} record rejects
+   * anything else with {@link IllegalArgumentException}). A name that exists already is refused
+   * with INVALID_ARGUMENT; a backup never replaces a file.
+   */
+  public CompletableFuture<BackedUp> backup(String name) {
+    return send(new Backup(name), BackedUp.class, Duration.ZERO);
   }
 
   /** Enqueues one job and blocks until it is stored; returns its id. */

@@ -119,8 +119,9 @@ final class FrameFuzz {
 
   /**
    * Whether a frame that decodes would do harm outside this test's own queue if the server ran it:
-   * BACKUP writes a file wherever its path says, CANCEL could cancel another client's job. Such an
-   * input is not sent; the fuzzing is about the server's decoding, not about its admin operations.
+   * BACKUP writes a copy of the database (into the backup directory, if the server has one), CANCEL
+   * could cancel another client's job. Such an input is not sent; the fuzzing is about the server's
+   * decoding, not about its admin operations.
    */
   static boolean harmful(Message message, String protectedQueue) {
     if (message instanceof Backup || message instanceof Cancel) {

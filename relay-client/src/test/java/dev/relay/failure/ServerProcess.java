@@ -37,9 +37,11 @@ public final class ServerProcess implements AutoCloseable {
   private final Path dataDir;
   private final List<String> jvmOptions;
   private List<String> extraArgs;
+  private String umask;
   private Process process;
   private int port;
   private int starts;
+  private int seconds;
 
   private ServerProcess(Path workDir, List<String> jvmOptions, List<String> extraArgs) {
     this.workDir = workDir;
@@ -60,6 +62,18 @@ public final class ServerProcess implements AutoCloseable {
   public static ServerProcess start(Path workDir, List<String> jvmOptions, String... extraArgs)
       throws IOException {
     ServerProcess server = new ServerProcess(workDir, jvmOptions, List.of(extraArgs));
+    server.launch();
+    return server;
+  }
+
+  /**
+   * As {@link #start(Path, String...)}, with the server (and each restart) run by {@code sh} under
+   * {@code umask} (for example {@code "000"}), for tests of the modes of the files it creates.
+   */
+  public static ServerProcess startUnderUmask(Path workDir, String umask, String... extraArgs)
+      throws IOException {
+    ServerProcess server = new ServerProcess(workDir, List.of(), List.of(extraArgs));
+    server.umask = umask;
     server.launch();
     return server;
   }
@@ -187,6 +201,32 @@ public final class ServerProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * Starts another server on this one's data directory while this one may still run, expecting it
+   * to refuse to start; its output goes to {@code second-N.log}. Waits for it to exit and returns
+   * its status and output.
+   */
+  public Refusal startSecondRefused(String... extraArgs) throws IOException, InterruptedException {
+    seconds++;
+    Path log = workDir.resolve("second-" + seconds + ".log");
+    List<String> command =
+        command(0, workDir.resolve("second-" + seconds + ".port"), List.of(extraArgs));
+    Process second =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    try {
+      if (!second.waitFor(START_WAIT.toSeconds(), TimeUnit.SECONDS)) {
+        throw new AssertionError(
+            "second server did not exit within "
+                + START_WAIT
+                + ":\n"
+                + Files.readString(log, StandardCharsets.UTF_8));
+      }
+      return new Refusal(second.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
+    } finally {
+      second.destroyForcibly();
+    }
+  }
+
   /** Everything the most recent start has logged so far. */
   public String log() throws IOException {
     return Files.readString(logFile(starts), StandardCharsets.UTF_8);
@@ -213,7 +253,22 @@ public final class ServerProcess implements AutoCloseable {
   }
 
   private Process startProcess(Path portFile) throws IOException {
+    List<String> command = command(port, portFile, extraArgs);
+    return new ProcessBuilder(command)
+        .redirectErrorStream(true)
+        .redirectOutput(logFile(starts).toFile())
+        .start();
+  }
+
+  /**
+   * The server's command line, under {@code sh} when a umask is set; a grace of 5 s unless {@code
+   * extra} sets {@code --shutdown-grace} itself (picocli refuses a flag given twice).
+   */
+  private List<String> command(int listenPort, Path portFile, List<String> extra) {
     List<String> command = new ArrayList<>();
+    if (umask != null) {
+      command.addAll(List.of("sh", "-c", "umask " + umask + " && exec \"$@\"", "relay-server"));
+    }
     command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx256m");
     command.addAll(jvmOptions);
@@ -223,18 +278,16 @@ public final class ServerProcess implements AutoCloseable {
     command.addAll(
         List.of(
             "--listen",
-            "127.0.0.1:" + port,
+            "127.0.0.1:" + listenPort,
             "--data-dir",
             dataDir.toString(),
             "--port-file",
-            portFile.toString(),
-            "--shutdown-grace",
-            "5s"));
-    command.addAll(extraArgs);
-    return new ProcessBuilder(command)
-        .redirectErrorStream(true)
-        .redirectOutput(logFile(starts).toFile())
-        .start();
+            portFile.toString()));
+    if (!extra.contains("--shutdown-grace")) {
+      command.addAll(List.of("--shutdown-grace", "5s"));
+    }
+    command.addAll(extra);
+    return command;
   }
 
   private Path logFile(int start) {

@@ -61,6 +61,31 @@ final class Checks {
     return value;
   }
 
+  /**
+   * A backup file name: empty (the server chooses one) or 1..BACKUP_NAME_BYTES_MAX characters
+   * matching {@code [A-Za-z0-9][A-Za-z0-9._-]*}. No separators and no leading dot, so it can name
+   * neither another directory ({@code ..}, {@code /}) nor a hidden file.
+   */
+  static String backupName(String field, String value, boolean emptyAllowed) {
+    string(field, value, emptyAllowed ? 0 : 1, ProtocolLimits.BACKUP_NAME_BYTES_MAX);
+    if (value.isEmpty()) {
+      return value;
+    }
+    char first = value.charAt(0);
+    boolean valid = first != '.' && first != '_' && first != '-';
+    for (int i = 0; valid && i < value.length(); i++) {
+      valid = isQueueChar(value.charAt(i));
+    }
+    if (!valid) {
+      throw new IllegalArgumentException(
+          field
+              + " must be a plain file name from [A-Za-z0-9][A-Za-z0-9._-]*, was \""
+              + value
+              + "\"");
+    }
+    return value;
+  }
+
   static <T> List<T> list(String field, List<T> value, int minSize, int maxSize) {
     List<T> copy = List.copyOf(Objects.requireNonNull(value, field));
     if (copy.size() < minSize || copy.size() > maxSize) {

@@ -54,8 +54,11 @@ public final class ProtocolLimits {
   /** Largest auth token in HELLO, in UTF-8 bytes. */
   public static final int AUTH_TOKEN_BYTES_MAX = 256;
 
-  /** Largest backup path in BACKUP, in UTF-8 bytes. */
-  public static final int PATH_BYTES_MAX = 4096;
+  /**
+   * Largest backup file name in BACKUP and BACKED_UP, in bytes: a plain name from {@code
+   * [A-Za-z0-9][A-Za-z0-9._-]*}, so one byte per character.
+   */
+  public static final int BACKUP_NAME_BYTES_MAX = 128;
 
   /** Largest counter name in STATS_RESULT, in UTF-8 bytes. */
   public static final int COUNTER_NAME_BYTES_MAX = 128;
@@ -152,7 +155,7 @@ public final class ProtocolLimits {
     check(
         QUEUE_NAME_BYTES_MAX <= U16_MAX
             && ERROR_TEXT_BYTES_MAX <= U16_MAX
-            && PATH_BYTES_MAX <= U16_MAX
+            && BACKUP_NAME_BYTES_MAX <= U16_MAX
             && IDEMPOTENCY_KEY_BYTES_MAX <= U16_MAX,
         "every string cap must fit in a u16 length");
   }

@@ -54,7 +54,7 @@ final class RequestCodec {
     } else if (request instanceof Resume m) {
       WireWriter.string(out, m.queue());
     } else if (request instanceof Backup m) {
-      WireWriter.string(out, m.path());
+      WireWriter.string(out, m.name());
     } else if (request instanceof DeleteQueue m) {
       WireWriter.string(out, m.queue());
     } else {
@@ -101,7 +101,7 @@ final class RequestCodec {
       case PAUSE ->
           new Pause(in.string("queue", ProtocolLimits.QUEUE_NAME_BYTES_MAX), in.bool("create"));
       case RESUME -> new Resume(in.string("queue", ProtocolLimits.QUEUE_NAME_BYTES_MAX));
-      case BACKUP -> new Backup(in.string("path", ProtocolLimits.PATH_BYTES_MAX));
+      case BACKUP -> new Backup(in.string("name", ProtocolLimits.BACKUP_NAME_BYTES_MAX));
       case DELETE_QUEUE -> new DeleteQueue(in.string("queue", ProtocolLimits.QUEUE_NAME_BYTES_MAX));
       default -> throw new AssertionError("not a request opcode: " + in.opcode());
     };

@@ -42,6 +42,7 @@ final class ResponseCodec {
       WireWriter.i64(out, m.count());
     } else if (response instanceof BackedUp m) {
       WireWriter.i64(out, m.bytes());
+      WireWriter.string(out, m.name());
     } else if (response instanceof ErrorResponse m) {
       WireWriter.u16(out, m.code().code());
       WireWriter.bool(out, m.retryable());
@@ -77,7 +78,8 @@ final class ResponseCodec {
       case JOB_INFO -> ValueCodec.readJobInfo(in);
       case DEAD_JOBS -> new DeadJobs(readJobInfos(in), in.i64("nextAfterJobId"));
       case REQUEUED -> new Requeued(in.i64("count"));
-      case BACKED_UP -> new BackedUp(in.i64("bytes"));
+      case BACKED_UP ->
+          new BackedUp(in.i64("bytes"), in.string("name", ProtocolLimits.BACKUP_NAME_BYTES_MAX));
       case ERROR -> readError(in);
       default -> throw new AssertionError("not a response opcode: " + in.opcode());
     };

@@ -87,6 +87,16 @@ final class MalformedSamples {
             Side.SERVER,
             0x10,
             b -> string(b, new byte[] {(byte) 0xED, (byte) 0xA0, (byte) 0x80})));
+    cases.add(body("backup_name_absolute_path", Side.SERVER, 0x10, b -> string(b, "/etc/x")));
+    cases.add(body("backup_name_dot_dot", Side.SERVER, 0x10, b -> string(b, "..")));
+    cases.add(body("backup_name_hidden", Side.SERVER, 0x10, b -> string(b, ".ssh")));
+    cases.add(body("backup_name_separator", Side.SERVER, 0x10, b -> string(b, "a/b")));
+    cases.add(
+        body(
+            "backup_name_over_cap",
+            Side.SERVER,
+            0x10,
+            b -> string(b, "b".repeat(ProtocolLimits.BACKUP_NAME_BYTES_MAX + 1))));
     cases.add(body("pause_queue_with_space", Side.SERVER, 0x0E, b -> string(b, "a b")));
     cases.add(body("pause_without_create", Side.SERVER, 0x0E, b -> string(b, "emails")));
     cases.add(

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Every limit a record checks: at the limit it builds, one past it is rejected naming the field.
@@ -146,10 +147,15 @@ class MessageValidationTest {
             () -> new DeadRequeue("a", DeadRequeue.ALL_JOBS),
             () -> new DeadRequeue("a", -1)),
         limit(
-            "path",
-            () -> new Backup("p".repeat(ProtocolLimits.PATH_BYTES_MAX)),
-            () -> new Backup("p".repeat(ProtocolLimits.PATH_BYTES_MAX + 1))),
-        limit("path", () -> new Backup("p"), () -> new Backup("")),
+            "name",
+            () -> new Backup("b".repeat(ProtocolLimits.BACKUP_NAME_BYTES_MAX)),
+            () -> new Backup("b".repeat(ProtocolLimits.BACKUP_NAME_BYTES_MAX + 1))),
+        limit(
+            "name",
+            () -> new BackedUp(0, "b".repeat(ProtocolLimits.BACKUP_NAME_BYTES_MAX)),
+            () -> new BackedUp(0, "b".repeat(ProtocolLimits.BACKUP_NAME_BYTES_MAX + 1))),
+        limit("name", () -> new BackedUp(0, "b"), () -> new BackedUp(0, "")),
+        limit("bytes", () -> new BackedUp(0, "b"), () -> new BackedUp(-1, "b")),
         limit(
             "queue",
             () -> new DeleteQueue("q".repeat(ProtocolLimits.QUEUE_NAME_BYTES_MAX)),
@@ -258,6 +264,36 @@ class MessageValidationTest {
   void error_response_of_takes_the_codes_default_retryable_flag() {
     assertThat(ErrorResponse.of(ErrorCode.QUEUE_FULL, "").retryable()).isTrue();
     assertThat(ErrorResponse.of(ErrorCode.STALE_TOKEN, "").retryable()).isFalse();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(
+      strings = {
+        "/root/.ssh/authorized_keys",
+        "../relay.db",
+        "..",
+        ".",
+        ".ssh",
+        "a/b",
+        "a\\b",
+        "-rf",
+        "_x",
+        "name with space",
+        "tab\tname",
+        "new\nline",
+        "nul\0byte",
+        "caf\u00e9.db"
+      })
+  void a_backup_name_that_is_not_a_plain_file_name_is_rejected(String name) {
+    assertThatThrownBy(() -> new Backup(name))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("name ");
+  }
+
+  @ParameterizedTest(name = "\"{0}\"")
+  @ValueSource(strings = {"", "nightly.db", "relay-20300101T000000.000Z.db", "a", "0_x-y.z.db"})
+  void a_plain_backup_name_or_none_is_accepted(String name) {
+    assertThat(new Backup(name).name()).isEqualTo(name);
   }
 
   @Test

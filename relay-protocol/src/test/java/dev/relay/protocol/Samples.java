@@ -119,7 +119,8 @@ final class Samples {
         new Pause("emails"),
         new Pause("reports", true),
         new Resume("emails"),
-        new Backup("/var/backups/relay-2024.db"),
+        new Backup(Backup.SERVER_CHOOSES),
+        new Backup("nightly.db"),
         new DeleteQueue("emails"));
   }
 
@@ -154,7 +155,7 @@ final class Samples {
         new DeadJobs(List.of(jobInfo()), 9),
         new DeadJobs(List.of(), DeadJobs.NO_MORE),
         new Requeued(3),
-        new BackedUp(1_048_576),
+        new BackedUp(1_048_576, "relay-20300101T000000.000Z.db"),
         ErrorResponse.of(ErrorCode.STALE_TOKEN, "job 7 was leased again"),
         new ErrorResponse(ErrorCode.OVERLOADED, false, ""));
   }

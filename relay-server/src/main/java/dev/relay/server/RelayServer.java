@@ -176,7 +176,9 @@ public final class RelayServer implements AutoCloseable {
   /**
    * Stops accepting, answers parked long-polls with an empty LEASED and new requests with
    * SHUTTING_DOWN, lets requests already at the store finish, closes the store and the connections.
-   * Returns within about {@code grace}; a second call waits for the first.
+   * Every wait is against one deadline, {@code grace} from now; a backup still running then is
+   * abandoned, which takes at most {@code ReadPool.ABANDON_WAIT} (2 s) more. A second call waits
+   * for the first.
    */
   public void shutdown(Duration grace) {
     if (!stopping.compareAndSet(false, true)) {
@@ -188,7 +190,8 @@ public final class RelayServer implements AutoCloseable {
       listener.close().awaitUninterruptibly(remainingMillis(deadline));
       server.beginShutdown();
       awaitRequestsAnswered(deadline);
-      server.store().close();
+      // A backup still running now is abandoned: interrupted, its partial file deleted.
+      server.store().close(Duration.ofMillis(remainingMillis(deadline)));
       channels.close().awaitUninterruptibly(remainingMillis(deadline));
       if (metrics != null) {
         metrics.close();

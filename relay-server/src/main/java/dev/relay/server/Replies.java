@@ -48,6 +48,7 @@ final class Replies {
             case STORE_UNAVAILABLE -> ErrorCode.STORE_UNAVAILABLE;
             case SHUTTING_DOWN -> ErrorCode.SHUTTING_DOWN;
             case INVALID_ARGUMENT -> ErrorCode.INVALID_ARGUMENT;
+            case INVALID_STATE -> ErrorCode.INVALID_STATE;
             case INTERNAL -> ErrorCode.INTERNAL;
           };
       return error(code, String.valueOf(e.getMessage()));

@@ -29,8 +29,6 @@ import dev.relay.protocol.Stats;
 import dev.relay.server.store.NewJob;
 import dev.relay.server.store.Outcome;
 import dev.relay.server.store.QueueDeletion;
-import java.nio.file.InvalidPathException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -242,16 +240,7 @@ final class RequestDispatcher {
   }
 
   private CompletableFuture<Response> backup(Backup b, Executor loop) {
-    Path target;
-    try {
-      target = Path.of(b.path());
-    } catch (InvalidPathException e) {
-      return invalid("backup path is not valid here: " + e.getMessage());
-    }
-    if (!target.isAbsolute()) {
-      return invalid("backup path must be absolute, was " + b.path());
-    }
-    return answer(server.store().backup(target), BackedUp::new, loop);
+    return answer(server.store().backup(b.name()), r -> new BackedUp(r.bytes(), r.name()), loop);
   }
 
   private static CompletableFuture<Response> outcome(

@@ -12,8 +12,8 @@ import picocli.CommandLine.TypeConversionException;
 
 /**
  * The command-line flags that configure the store: commit mode, writer queue, attempts, lease
- * bounds, backoff, retention, depth caps and the database's page cap. Ranges are checked by {@link
- * StoreConfig}.
+ * bounds, backoff, retention, depth caps, the database's page cap and backups. Ranges are checked
+ * by {@link StoreConfig}.
  */
 final class StoreOptions {
   @Option(
@@ -161,8 +161,30 @@ final class StoreOptions {
       })
   long dbPagesMax;
 
+  @Option(
+      names = "--backup-dir",
+      defaultValue = "${env:RELAY_BACKUP_DIR}",
+      description = {
+        "The only directory BACKUP writes into (created 0700 if missing); must not be --data-dir.",
+        "Default: none (BACKUP answers INVALID_STATE). Env: RELAY_BACKUP_DIR."
+      })
+  Path backupDir;
+
+  @Option(
+      names = "--backup-keep",
+      defaultValue = "${env:RELAY_BACKUP_KEEP:-7}",
+      description = {
+        "Backups kept in --backup-dir; after each backup the oldest beyond it are deleted.",
+        "Range [1, 1000]. Default: ${DEFAULT-VALUE}. Env: RELAY_BACKUP_KEEP."
+      })
+  int backupKeep;
+
   StoreConfig toStoreConfig(Path dataDir) {
-    return StoreConfig.builder(dataDir)
+    StoreConfig.Builder builder = StoreConfig.builder(dataDir);
+    if (backupDir != null) {
+      builder.backupDir(backupDir);
+    }
+    return builder
         .commitMode(commitMode)
         .writerQueueCapacity(writerQueueCapacity)
         .batchCommandsMax(batchCommandsMax)
@@ -178,6 +200,7 @@ final class StoreOptions {
         .queueDepthMax(queueDepthMax)
         .queuesMax(queuesMax)
         .dbPagesMax(dbPagesMax)
+        .backupKeep(backupKeep)
         .build();
   }
 

@@ -165,16 +165,27 @@ class DispatchIT {
   }
 
   @Test
-  void backup_writes_a_copy_and_refuses_a_relative_path() throws Exception {
-    try (RelayServer server = TestServers.start(dir.resolve("data"));
+  void backup_writes_a_named_copy_into_the_backup_directory_and_is_off_without_one()
+      throws Exception {
+    Path backups = dir.resolve("backups");
+    ServerConfig config = ServerConfig.defaults(dir.resolve("data"));
+    config = config.withStore(config.store().toBuilder().backupDir(backups).build());
+    try (RelayServer server = TestServers.start(config);
         TestClient client = TestClient.open(server.localAddress())) {
       client.ask(enqueue("q", "kept"));
-      Path target = dir.resolve("backup.db");
-      dev.relay.protocol.Message answer = client.ask(new Backup(target.toString()));
+      dev.relay.protocol.Message answer = client.ask(new Backup("nightly.db"));
       assertThat(answer).as("%s", answer).isInstanceOf(BackedUp.class);
       BackedUp backedUp = (BackedUp) answer;
-      assertThat(backedUp.bytes()).isPositive().isEqualTo(Files.size(target));
-      assertThat(client.askError(new Backup("relative.db"))).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+      assertThat(backedUp.name()).isEqualTo("nightly.db");
+      assertThat(backedUp.bytes())
+          .isPositive()
+          .isEqualTo(Files.size(backups.resolve("nightly.db")));
+      assertThat(client.askError(new Backup("nightly.db"))).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+    }
+    try (RelayServer server = TestServers.start(dir.resolve("other"));
+        TestClient client = TestClient.open(server.localAddress())) {
+      assertThat(client.askError(new Backup(Backup.SERVER_CHOOSES)))
+          .isEqualTo(ErrorCode.INVALID_STATE);
     }
   }
 }

@@ -1,32 +1,51 @@
 package dev.relay.client.cli;
 
 import dev.relay.client.RelayClient;
+import dev.relay.protocol.BackedUp;
+import dev.relay.protocol.Backup;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
-/** {@code relay backup PATH}: a consistent copy of a live server's database. */
+/** {@code relay backup [--name NAME]}: a consistent copy of a live server's database. */
 @Command(
     name = "backup",
     mixinStandardHelpOptions = true,
-    description = "Write a consistent copy of the live database to PATH on the server's machine.")
+    description = {
+      "Write a consistent copy of the live database into the server's backup directory",
+      "(its --backup-dir); prints the file's name and size."
+    })
 final class BackupCommand implements Callable<Integer> {
   @ParentCommand RelayCli relay;
 
-  @Parameters(paramLabel = "PATH", description = "Destination path, on the server's machine.")
-  String path;
+  @Option(
+      names = "--name",
+      paramLabel = "NAME",
+      defaultValue = Backup.SERVER_CHOOSES,
+      description = {
+        "File name in the backup directory: [A-Za-z0-9][A-Za-z0-9._-]*, at most 128 characters.",
+        "Default: the server names it relay-<UTC time>.db. An existing name is refused."
+      })
+  String name;
 
   @Override
   public Integer call() {
     try (RelayClient client = relay.connect()) {
-      long bytes = RelayClient.await(client.backup(path));
+      BackedUp backedUp = RelayClient.await(client.backup(name));
       Map<String, Object> json = new LinkedHashMap<>();
-      json.put("path", path);
-      json.put("bytes", bytes);
-      relay.print("backed up " + bytes + " bytes to " + path, json);
+      json.put("name", backedUp.name());
+      json.put("bytes", backedUp.bytes());
+      relay.print(
+          "backed up "
+              + backedUp.bytes()
+              + " bytes to "
+              + backedUp.name()
+              + " in the backup"
+              + " directory",
+          json);
     }
     return ExitCodes.OK;
   }

@@ -238,14 +238,37 @@ final class RelayCliIT {
   }
 
   @Test
-  void backup_writes_a_copy_and_reports_its_size() throws Exception {
+  void backup_writes_a_copy_into_the_backup_directory_and_reports_its_name_and_size()
+      throws Exception {
+    server.close();
+    Path backups = dir.resolve("backups");
+    server =
+        new TestServer(
+            Files.createDirectory(dir.resolve("with-backups")),
+            c -> c.withStore(c.store().toBuilder().backupDir(backups).build()));
     enqueue("--payload", "x");
-    Path target = dir.resolve("backup.db");
 
-    Run run = relay("--json", "backup", target.toString());
+    Run named = relay("--json", "backup", "--name", "nightly.db");
+    Run unnamed = relay("--json", "backup");
+    Run path = relay("backup", "--name", "/tmp/elsewhere.db");
 
-    assertThat(run.exitCode()).as(run.err()).isZero();
-    assertThat(run.json().get("bytes").asLong()).isEqualTo(Files.size(target)).isPositive();
+    assertThat(named.exitCode()).as(named.err()).isZero();
+    assertThat(named.json().get("name").asText()).isEqualTo("nightly.db");
+    assertThat(named.json().get("bytes").asLong())
+        .isEqualTo(Files.size(backups.resolve("nightly.db")))
+        .isPositive();
+    assertThat(unnamed.exitCode()).as(unnamed.err()).isZero();
+    assertThat(backups.resolve(unnamed.json().get("name").asText())).exists();
+    assertThat(path.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(Path.of("/tmp/elsewhere.db")).doesNotExist();
+  }
+
+  @Test
+  void backup_on_a_server_without_a_backup_directory_is_refused_naming_the_flag() {
+    Run run = relay("backup");
+
+    assertThat(run.exitCode()).isEqualTo(ExitCodes.REFUSED);
+    assertThat(run.err()).contains("--backup-dir").contains("(INVALID_STATE)");
   }
 
   @Test

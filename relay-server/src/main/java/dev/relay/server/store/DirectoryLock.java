@@ -4,8 +4,10 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Set;
 
 /**
  * An exclusive lock on {@code <dataDir>/relay.lock}, held for the store's lifetime so that a second
@@ -24,9 +26,15 @@ final class DirectoryLock implements AutoCloseable {
   static DirectoryLock acquire(Path dataDir, Path lockFile) {
     FileChannel channel;
     try {
-      channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+      channel = open(lockFile);
     } catch (IOException e) {
       throw new StoreOpenException("cannot open lock file " + lockFile + ": " + e, e);
+    }
+    try {
+      PrivateFiles.file(lockFile);
+    } catch (IOException e) {
+      closeQuietly(channel);
+      throw new StoreOpenException("cannot make lock file " + lockFile + " private: " + e, e);
     }
     FileLock lock;
     try {
@@ -48,6 +56,14 @@ final class DirectoryLock implements AutoCloseable {
               + ")");
     }
     return new DirectoryLock(channel, lock);
+  }
+
+  /** Opens the lock file, creating it 0600 when it is missing. */
+  private static FileChannel open(Path lockFile) throws IOException {
+    Set<OpenOption> options = Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    return PrivateFiles.supportsPosix(lockFile)
+        ? FileChannel.open(lockFile, options, PrivateFiles.fileMode())
+        : FileChannel.open(lockFile, options);
   }
 
   @Override

@@ -1,7 +1,6 @@
 package dev.relay.server.store;
 
 import dev.relay.protocol.LeaseToken;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Statement;
 import java.time.Duration;
@@ -37,6 +36,7 @@ public final class JobStore implements AutoCloseable {
   private final StoreParts parts;
   private final Writer writer;
   private final ReadPool reads;
+  private final Backups backups;
   private final Reads queries;
   private final Housekeeping housekeeping;
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -46,6 +46,7 @@ public final class JobStore implements AutoCloseable {
     this.parts = parts;
     this.writer = parts.writer();
     this.reads = parts.reads();
+    this.backups = parts.backups();
     this.queries = new Reads(clock, parts.counts());
     this.housekeeping = new Housekeeping(this, config);
   }
@@ -190,20 +191,21 @@ public final class JobStore implements AutoCloseable {
   }
 
   /**
-   * Writes a consistent copy of the database to {@code target} (which must not exist) with {@code
-   * VACUUM INTO}, on a read-only connection so writes carry on. Answers the copy's size in bytes.
+   * Writes a consistent copy of the database with {@code VACUUM INTO}, on a read-only connection so
+   * writes carry on, into the configured backup directory as {@code nameOrEmpty} (a plain file
+   * name) or, when it is empty, as {@code relay-<UTC time>.db}. The file is created new and 0600,
+   * never through a symlink, and synced before the future completes; afterwards only the newest
+   * {@code backupKeep} backups are kept. Refused with INVALID_STATE when no backup directory is
+   * configured, INVALID_ARGUMENT for a name that is not plain or exists, OVERLOADED while another
+   * backup runs.
    */
-  public CompletableFuture<Long> backup(Path target) {
-    if (Files.exists(target)) {
-      return CompletableFuture.failedFuture(
-          Requests.invalid("backup target " + target + " already exists"));
-    }
-    Path parent = target.toAbsolutePath().getParent();
-    if (parent == null || !Files.isDirectory(parent)) {
-      return CompletableFuture.failedFuture(
-          Requests.invalid("backup target directory " + parent + " does not exist"));
-    }
-    return reads.submit(c -> Reads.backup(c, target));
+  public CompletableFuture<BackupResult> backup(String nameOrEmpty) {
+    return backups.backup(Objects.requireNonNull(nameOrEmpty, "nameOrEmpty"));
+  }
+
+  /** The real path of the backup directory, or empty when backups are off. */
+  public Optional<Path> backupDirectory() {
+    return backups.directory();
   }
 
   /** One job without its payload, read on a read-only connection. */
@@ -287,18 +289,30 @@ public final class JobStore implements AutoCloseable {
 
   /**
    * Stops accepting commands (later ones fail with SHUTTING_DOWN), finishes the queued ones, closes
-   * SQLite and releases the directory lock. Must not be called from a store callback.
+   * SQLite and releases the directory lock. Running reads get up to {@link
+   * ReadPool#CLOSE_WAIT_SECONDS}; see {@link #close(Duration)}. Must not be called from a store
+   * callback.
    */
   @Override
   public void close() {
+    close(Duration.ofSeconds(ReadPool.CLOSE_WAIT_SECONDS));
+  }
+
+  /**
+   * As {@link #close()}, letting running reads finish for at most {@code readsWait}: then a backup
+   * still running is abandoned (interrupted, its partial file deleted), which takes at most {@link
+   * ReadPool#ABANDON_WAIT} more. A server's shutdown passes what is left of its grace.
+   */
+  public void close(Duration readsWait) {
     if (writer.isWriterThread()) {
       throw new IllegalStateException("close() must not be called from a store callback");
     }
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    long readsDeadline = System.nanoTime() + readsWait.toNanos();
     housekeeping.close();
-    parts.close();
+    parts.close(readsDeadline);
     log.info("closed {}", config.databaseFile());
   }
 

@@ -3,6 +3,7 @@ package dev.relay.server.store;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -21,6 +22,15 @@ import org.slf4j.LoggerFactory;
 final class ReadPool implements AutoCloseable {
   /** How long close() lets running reads (a backup, say) finish. */
   static final long CLOSE_WAIT_SECONDS = 30;
+
+  /**
+   * How long close lets an abandoned read (an interrupted backup deleting its partial file) wind
+   * down after the deadline; SQLite notices an interrupt within milliseconds.
+   */
+  static final Duration ABANDON_WAIT = Duration.ofSeconds(2);
+
+  /** Pause between repeated abandon calls while waiting for the readers to finish. */
+  static final long ABANDON_POLL_MILLIS = 20;
 
   private static final Logger log = LoggerFactory.getLogger(ReadPool.class);
 
@@ -94,17 +104,38 @@ final class ReadPool implements AutoCloseable {
 
   @Override
   public void close() {
+    close(System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_WAIT_SECONDS), () -> {});
+  }
+
+  /**
+   * Lets running reads finish until {@code deadlineNanos}; then calls {@code abandon} (which
+   * interrupts a running backup) every {@link #ABANDON_POLL_MILLIS} for at most {@link
+   * #ABANDON_WAIT}, so an interrupt that lands just before a statement starts is repeated. Reads
+   * still running after that keep their connections; the rest are closed.
+   */
+  void close(long deadlineNanos, Runnable abandon) {
     executor.shutdown();
     try {
-      if (!executor.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
-        log.warn("reads still running after {} s; closing their connections", CLOSE_WAIT_SECONDS);
-        executor.shutdownNow();
+      if (!executor.awaitTermination(remainingNanos(deadlineNanos), TimeUnit.NANOSECONDS)) {
+        long abandonDeadline = System.nanoTime() + ABANDON_WAIT.toNanos();
+        do {
+          abandon.run();
+        } while (!executor.awaitTermination(ABANDON_POLL_MILLIS, TimeUnit.MILLISECONDS)
+            && remainingNanos(abandonDeadline) > 0);
+        if (!executor.isTerminated()) {
+          log.warn("reads still running {} after the deadline; closing without them", ABANDON_WAIT);
+          executor.shutdownNow();
+        }
       }
     } catch (InterruptedException e) {
       executor.shutdownNow();
       Thread.currentThread().interrupt();
     }
     closeConnections();
+  }
+
+  private static long remainingNanos(long deadlineNanos) {
+    return Math.max(0, deadlineNanos - System.nanoTime());
   }
 
   private void closeConnections() {

@@ -1,6 +1,5 @@
 package dev.relay.server.store;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -160,10 +159,12 @@ final class Reads {
   }
 
   /**
-   * A consistent copy of the database via {@code VACUUM INTO}, taken on a read-only connection so
-   * the writer keeps running. Answers the copy's size in bytes.
+   * A consistent copy of the database via {@code VACUUM INTO} into {@code target}, which must exist
+   * and be empty (SQLite accepts that and keeps the file's mode). Taken on a read-only connection
+   * so the writer keeps running; {@code run} holds the statement while it runs, so that an
+   * abandoned backup can interrupt it.
    */
-  static long backup(Connection c, Path target) throws SQLException {
+  static void vacuumInto(Connection c, Path target, Backups.Run run) throws SQLException {
     // query_only also forbids writing the INTO file; the connection itself stays opened read-only,
     // so the live database still cannot be written through it.
     try (Statement pragma = c.createStatement();
@@ -171,15 +172,14 @@ final class Reads {
       pragma.executeUpdate("PRAGMA query_only = OFF");
       try {
         s.setString(1, target.toAbsolutePath().toString());
+        if (!run.start(s)) {
+          throw new SQLException("backup abandoned before it started");
+        }
         s.executeUpdate();
       } finally {
+        run.finish();
         pragma.executeUpdate("PRAGMA query_only = ON");
       }
-    }
-    try {
-      return Files.size(target);
-    } catch (java.io.IOException e) {
-      throw new SQLException("backup written but its size is unreadable: " + e, e);
     }
   }
 

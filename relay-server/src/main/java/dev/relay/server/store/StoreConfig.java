@@ -6,6 +6,7 @@ import static dev.relay.server.store.ConfigChecks.zeroOrInRange;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Operating limits and timings of the store. Every value has a default and a range; a value out of
@@ -35,6 +36,9 @@ import java.util.Objects;
  * @param dbPagesMax most pages the database file may hold (SQLite's {@code max_page_count}); 0
  *     means no cap but SQLite's own. A write that needs more fails with retryable
  *     STORE_UNAVAILABLE, as on a full disk
+ * @param backupDir the only directory BACKUP writes into, or empty: backups are off
+ * @param backupKeep most backups kept in {@code backupDir}; after a backup the oldest beyond it are
+ *     deleted
  */
 public record StoreConfig(
     Path dataDir,
@@ -57,7 +61,9 @@ public record StoreConfig(
     int readQueueCapacity,
     Duration expirySweepInterval,
     Duration purgeInterval,
-    long dbPagesMax) {
+    long dbPagesMax,
+    Optional<Path> backupDir,
+    int backupKeep) {
 
   public static final CommitMode COMMIT_MODE_DEFAULT = CommitMode.GROUP;
 
@@ -151,6 +157,10 @@ public record StoreConfig(
   /** SQLite's own largest page count. */
   public static final long DB_PAGES_MAX_MAX = 4_294_967_294L;
 
+  public static final int BACKUP_KEEP_DEFAULT = 7;
+  public static final int BACKUP_KEEP_MIN = 1;
+  public static final int BACKUP_KEEP_MAX = 1000;
+
   public StoreConfig {
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(commitMode, "commitMode");
@@ -186,6 +196,8 @@ public record StoreConfig(
         EXPIRY_SWEEP_INTERVAL_MAX);
     inRange("purgeInterval", purgeInterval, PURGE_INTERVAL_MIN, PURGE_INTERVAL_MAX);
     zeroOrInRange("dbPagesMax", dbPagesMax, DB_PAGES_MAX_MIN, DB_PAGES_MAX_MAX);
+    Objects.requireNonNull(backupDir, "backupDir");
+    inRange("backupKeep", backupKeep, BACKUP_KEEP_MIN, BACKUP_KEEP_MAX);
   }
 
   private static Duration max(Duration a, Duration b) {
@@ -240,6 +252,8 @@ public record StoreConfig(
     private Duration expirySweepInterval = EXPIRY_SWEEP_INTERVAL_DEFAULT;
     private Duration purgeInterval = PURGE_INTERVAL_DEFAULT;
     private long dbPagesMax = DB_PAGES_MAX_DEFAULT;
+    private Optional<Path> backupDir = Optional.empty();
+    private int backupKeep = BACKUP_KEEP_DEFAULT;
 
     private Builder(Path dataDir) {
       this.dataDir = dataDir;
@@ -267,6 +281,8 @@ public record StoreConfig(
       expirySweepInterval = c.expirySweepInterval;
       purgeInterval = c.purgeInterval;
       dbPagesMax = c.dbPagesMax;
+      backupDir = c.backupDir;
+      backupKeep = c.backupKeep;
     }
 
     public Builder dataDir(Path v) {
@@ -374,6 +390,17 @@ public record StoreConfig(
       return this;
     }
 
+    /** The directory BACKUP writes into; backups are off until one is set. */
+    public Builder backupDir(Path v) {
+      backupDir = Optional.of(v);
+      return this;
+    }
+
+    public Builder backupKeep(int v) {
+      backupKeep = v;
+      return this;
+    }
+
     /** The validated config; throws {@link IllegalArgumentException} naming the bad field. */
     public StoreConfig build() {
       return new StoreConfig(
@@ -397,7 +424,9 @@ public record StoreConfig(
           readQueueCapacity,
           expirySweepInterval,
           purgeInterval,
-          dbPagesMax);
+          dbPagesMax,
+          backupDir,
+          backupKeep);
     }
   }
 }

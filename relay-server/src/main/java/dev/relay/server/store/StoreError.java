@@ -14,6 +14,11 @@ public enum StoreError {
   SHUTTING_DOWN(true),
   /** The request is malformed or outside a store limit; retrying the same request cannot help. */
   INVALID_ARGUMENT(false),
+  /**
+   * The request cannot be served in the store's present state or configuration (backups requested
+   * with no backup directory configured); retrying the same request cannot help.
+   */
+  INVALID_STATE(false),
   /** A broken invariant stopped the writer; the store must be restarted. */
   INTERNAL(false);
 

@@ -1,7 +1,6 @@
 package dev.relay.server.store;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.sql.Connection;
@@ -10,14 +9,16 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Everything {@link JobStore#open} assembles, in the order it is built, and torn down in reverse.
- * Opening checks the file before anything can write to it: lock, integrity and version check on a
- * read-only connection, then the write connection, migration, counts, and lease recovery.
+ * Opening checks the file before anything can write to it: lock, a check that no other process has
+ * the file open, integrity and version check on a read-only connection, then the write connection,
+ * migration, counts, and lease recovery.
  */
 record StoreParts(
     DirectoryLock lock,
@@ -25,6 +26,7 @@ record StoreParts(
     WriteContext context,
     Writer writer,
     ReadPool reads,
+    Backups backups,
     QueueCounts counts,
     StoreCounters counters,
     RecoveryReport recovery) {
@@ -34,14 +36,17 @@ record StoreParts(
   static StoreParts open(StoreConfig config, InstantSource clock, RandomGenerator jitter) {
     Path file = config.databaseFile();
     try {
-      Files.createDirectories(config.dataDir());
+      PrivateFiles.directory(config.dataDir());
     } catch (IOException e) {
       throw new StoreOpenException("cannot create data directory " + config.dataDir() + ": " + e);
     }
+    Optional<Path> backupDir = Backups.prepareDirectory(config);
     List<AutoCloseable> opened = new ArrayList<>();
     try {
       DirectoryLock lock = DirectoryLock.acquire(config.dataDir(), config.lockFile());
       opened.add(lock);
+      OpenElsewhereCheck.run(file);
+      makePrivate(file);
       int versionFound = StartupCheck.run(file);
       Connection connection = Sqlite.openWriter(file, config.dbPagesMax());
       opened.add(connection);
@@ -58,6 +63,7 @@ record StoreParts(
       opened.add(writer::close);
       ExpiryResult leases = writer.await(writer.submit(LeaseRescue::recoverAll));
       ReadPool reads = new ReadPool(file, config.readThreads(), config.readQueueCapacity());
+      Backups backups = new Backups(backupDir, config.backupKeep(), clock, reads);
       RecoveryReport recovery =
           new RecoveryReport(versionFound, byState, leases.requeued(), leases.dead());
       // DEBUG: the server's one start summary reports the same figures at INFO.
@@ -70,7 +76,8 @@ record StoreParts(
           byState,
           leases.requeued(),
           leases.dead());
-      return new StoreParts(lock, connection, context, writer, reads, counts, counters, recovery);
+      return new StoreParts(
+          lock, connection, context, writer, reads, backups, counts, counters, recovery);
     } catch (SQLException e) {
       closeAll(opened, e);
       throw new StoreOpenException("cannot open " + file + ": " + e.getMessage(), e);
@@ -81,10 +88,25 @@ record StoreParts(
   }
 
   /**
-   * Reads first (they may still be running), then the writer drains, then SQLite, then the lock.
+   * Tightens the files an earlier start (or an older Relay) left, and creates relay.db 0600 before
+   * SQLite first opens it, since SQLite gives -wal and -shm the database file's mode.
    */
-  void close() {
-    reads.close();
+  private static void makePrivate(Path file) {
+    try {
+      PrivateFiles.createFile(file);
+      PrivateFiles.file(file.resolveSibling(file.getFileName() + "-wal"));
+      PrivateFiles.file(OpenElsewhereCheck.sharedMemoryFile(file));
+    } catch (IOException e) {
+      throw new StoreOpenException("cannot make " + file + " private to this user: " + e, e);
+    }
+  }
+
+  /**
+   * Reads first (they may still be running until {@code readsDeadlineNanos}, when a running backup
+   * is abandoned), then the writer drains, then SQLite, then the lock.
+   */
+  void close(long readsDeadlineNanos) {
+    reads.close(readsDeadlineNanos, backups::abandon);
     writer.close();
     context.close();
     try {

@@ -9,7 +9,6 @@ import static dev.relay.server.store.TestStores.lease;
 import static dev.relay.server.store.TestStores.leaseOne;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,10 +19,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Operator commands: cancel, pause and resume, requeue and list dead jobs, inspect, backup. */
+/** Operator commands: cancel, pause and resume, requeue and list dead jobs, inspect. */
 class AdminTest {
   @TempDir Path dir;
-  @TempDir Path elsewhere;
   final TestClock clock = new TestClock();
   JobStore store;
 
@@ -251,24 +249,6 @@ class AdminTest {
   @Test
   void inspect_of_an_unknown_job_is_empty() {
     assertThat(join(store.inspect(12345))).isEmpty();
-  }
-
-  @Test
-  void backup_writes_a_consistent_copy_that_opens_as_a_store() throws Exception {
-    for (int i = 0; i < 50; i++) {
-      enqueue(store, "q", "job-" + i);
-    }
-    Path target = elsewhere.resolve("copy").resolve("relay.db");
-    Files.createDirectories(target.getParent());
-    long size = join(store.backup(target));
-    assertThat(size).isPositive().isEqualTo(Files.size(target));
-
-    try (JobStore copy = TestStores.open(target.getParent(), clock)) {
-      assertThat(lease(copy, "q", 100)).hasSize(50);
-    }
-    assertThat(failure(store.backup(target)).code()).isEqualTo(StoreError.INVALID_ARGUMENT);
-    Path nowhere = elsewhere.resolve("missing").resolve("relay.db");
-    assertThat(failure(store.backup(nowhere)).code()).isEqualTo(StoreError.INVALID_ARGUMENT);
   }
 
   @Test
