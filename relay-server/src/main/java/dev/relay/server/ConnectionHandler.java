@@ -120,7 +120,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
     welcomed = true;
     handshakeTimer.cancel(false);
-    log.debug("{} said HELLO as '{}'", ctx.channel().remoteAddress(), hello.clientName());
+    log.debug(
+        "{} said HELLO as '{}'", ctx.channel().remoteAddress(), LogText.escape(hello.clientName()));
     ctx.writeAndFlush(new Frame(frame.requestId(), welcome), ctx.voidPromise());
   }
 
@@ -273,11 +274,19 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       }
       return;
     }
-    log.warn(
-        "{} sent a bad frame, closing: {} {}",
-        ctx.channel().remoteAddress(),
-        protocolError.code(),
-        protocolError.getMessage());
+    if (welcomed) {
+      log.warn(
+          "{} sent a bad frame, closing: {} {}",
+          ctx.channel().remoteAddress(),
+          protocolError.code(),
+          LogText.escape(protocolError.getMessage()));
+    } else {
+      // Before WELCOME the peer is anonymous: its bytes never reach the log, only what was wrong.
+      log.warn(
+          "{} sent a bad frame before HELLO, closing: {}",
+          ctx.channel().remoteAddress(),
+          protocolError.code());
+    }
     fail(ctx, requestId, protocolError.code(), protocolError.getMessage());
   }
 
