@@ -3,8 +3,10 @@ package dev.relay.server;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.ErrorResponse;
 import dev.relay.protocol.Frame;
+import dev.relay.protocol.FrameDecoder;
 import dev.relay.protocol.Hello;
 import dev.relay.protocol.Lease;
+import dev.relay.protocol.Principal;
 import dev.relay.protocol.ProtocolException;
 import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.Request;
@@ -19,6 +21,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,6 +43,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private final Welcome welcome;
 
   private boolean welcomed;
+  private Principal principal;
   private boolean closing;
   private boolean readPending;
   private int inFlight;
@@ -112,23 +116,33 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
               + hello.protocolVersion());
       return;
     }
-    AuthToken token = server.config().authToken().orElse(null);
-    if (token != null && !token.admits(hello.authToken())) {
+    Optional<Principal> decided = Principals.decide(server.config(), hello.authToken());
+    if (decided.isEmpty()) {
       // Never log what the client sent: it may be a near-miss of the real secret.
       fail(ctx, frame.requestId(), ErrorCode.UNAUTHORIZED, "missing or wrong auth token");
       return;
     }
+    principal = decided.get();
     welcomed = true;
     handshakeTimer.cancel(false);
+    // Synchronously, inside the decoder's loop: a request pipelined right behind HELLO gets the
+    // full
+    // frame cap already.
+    ctx.pipeline().get(FrameDecoder.class).endHandshake();
     log.debug(
         "{} said HELLO as '{}'", ctx.channel().remoteAddress(), LogText.escape(hello.clientName()));
-    ctx.writeAndFlush(new Frame(frame.requestId(), welcome), ctx.voidPromise());
+    ctx.writeAndFlush(
+        new Frame(frame.requestId(), welcome.withPrincipal(principal)), ctx.voidPromise());
   }
 
   private void serve(ChannelHandlerContext ctx, int requestId, Request request) {
     begin();
     if (request instanceof Hello) {
       respond(ctx, requestId, Replies.error(ErrorCode.INVALID_STATE, "HELLO was already sent"));
+      return;
+    }
+    if (!principal.may(request.opcode())) {
+      respond(ctx, requestId, forbidden(request));
       return;
     }
     if (server.shuttingDown()) {
@@ -150,6 +164,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       // A store method that throws instead of failing its future; never leave the slot taken.
       respond(ctx, requestId, Replies.forFailure(e));
     }
+  }
+
+  private static Response forbidden(Request request) {
+    return Replies.error(
+        ErrorCode.FORBIDDEN,
+        request.opcode() + " needs the admin token; this connection presented the worker token");
   }
 
   private void lease(ChannelHandlerContext ctx, int requestId, Lease lease) {

@@ -131,6 +131,7 @@ public final class RelayServerMain implements Callable<Integer> {
         options.listen,
         limits,
         Optional.ofNullable(options.authTokenFile).map(AuthToken::readFrom),
+        Optional.ofNullable(options.adminTokenFile).map(AuthToken::readFrom),
         tls,
         Optional.ofNullable(options.metricsListen),
         options.shutdownGrace,

@@ -4,7 +4,6 @@ import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.Frame;
 import dev.relay.protocol.FrameDecoder;
 import dev.relay.protocol.FrameEncoder;
-import dev.relay.protocol.Side;
 import dev.relay.protocol.Welcome;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -79,7 +78,7 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
     p.addLast(
         "idle", new IdleStateHandler(0, 0, limits.idleTimeout().toNanos(), TimeUnit.NANOSECONDS));
     p.addLast("frameReadTimeout", new PartialFrameTimeoutHandler(limits.frameReadTimeout()));
-    p.addLast("decoder", new FrameDecoder(Side.SERVER, limits.frameBytesMax()));
+    p.addLast("decoder", FrameDecoder.awaitingHello(limits.frameBytesMax()));
     p.addLast("flow", new FlowControlHandler());
     p.addLast("connection", new ConnectionHandler(server, dispatcher, welcome));
   }

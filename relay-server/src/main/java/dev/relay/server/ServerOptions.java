@@ -189,6 +189,17 @@ final class ServerOptions {
   Path authTokenFile;
 
   @Option(
+      names = "--admin-token-file",
+      defaultValue = "${env:RELAY_ADMIN_TOKEN_FILE}",
+      description = {
+        "File holding the admin token; a HELLO presenting it may also BACKUP, PAUSE, RESUME,",
+        "CANCEL and DEAD_REQUEUE (others get FORBIDDEN). Must differ from --auth-token-file.",
+        "Default: none (every welcomed connection is admin).",
+        "Env: RELAY_ADMIN_TOKEN_FILE."
+      })
+  Path adminTokenFile;
+
+  @Option(
       names = "--tls-cert",
       defaultValue = "${env:RELAY_TLS_CERT}",
       description = {

@@ -29,7 +29,7 @@ final class StartupSummary {
         RelayServer.VERSION,
         HostPort.format(bound),
         config.tls().isPresent() ? "on" : "off",
-        config.authToken().isPresent() ? "on" : "off",
+        auth(config),
         metrics == null ? "off" : "on " + HostPort.format(metrics.address()),
         config.store().databaseFile().toAbsolutePath().normalize(),
         recovery.jobsByState(),
@@ -52,6 +52,13 @@ final class StartupSummary {
         config.store().commitMode(),
         config.store().dbPagesMax() == 0 ? "none" : config.store().dbPagesMax());
     openBindWarning(bound, config.authToken().isPresent()).ifPresent(log::warn);
+  }
+
+  private static String auth(ServerConfig config) {
+    if (config.adminToken().isPresent()) {
+      return config.authToken().isPresent() ? "worker+admin tokens" : "admin token only";
+    }
+    return config.authToken().isPresent() ? "on" : "off";
   }
 
   /** The warning for a bind that hosts other than this one can reach, when no token guards it. */
