@@ -41,6 +41,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private final ServerContext server;
   private final RequestDispatcher dispatcher;
   private final Welcome welcome;
+  private final ConnectionGate.Ticket ticket;
 
   private boolean welcomed;
   private Principal principal;
@@ -49,10 +50,15 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private int inFlight;
   private ScheduledFuture<?> handshakeTimer;
 
-  ConnectionHandler(ServerContext server, RequestDispatcher dispatcher, Welcome welcome) {
+  ConnectionHandler(
+      ServerContext server,
+      RequestDispatcher dispatcher,
+      Welcome welcome,
+      ConnectionGate.Ticket ticket) {
     this.server = server;
     this.dispatcher = dispatcher;
     this.welcome = welcome;
+    this.ticket = ticket;
   }
 
   @Override
@@ -121,6 +127,22 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       // Never log what the client sent: it may be a near-miss of the real secret.
       fail(ctx, frame.requestId(), ErrorCode.UNAUTHORIZED, "missing or wrong auth token");
       return;
+    }
+    switch (server.gate().welcome(ticket)) {
+      case EVICTED -> {
+        closing = true; // closed to make room for a newer connection; the close is under way
+        return;
+      }
+      case FULL -> {
+        server.refusals().atConnectionsMax.record(String.valueOf(ctx.channel().remoteAddress()));
+        fail(
+            ctx,
+            frame.requestId(),
+            ErrorCode.TOO_MANY_CONNECTIONS,
+            "server is at connectionsMax (" + server.limits().connectionsMax() + ")");
+        return;
+      }
+      case WELCOMED -> {}
     }
     principal = decided.get();
     welcomed = true;
@@ -301,11 +323,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
           protocolError.code(),
           LogText.escape(protocolError.getMessage()));
     } else {
-      // Before WELCOME the peer is anonymous: its bytes never reach the log, only what was wrong.
-      log.warn(
-          "{} sent a bad frame before HELLO, closing: {}",
-          ctx.channel().remoteAddress(),
-          protocolError.code());
+      // Before WELCOME the peer is anonymous: its bytes never reach the log, only what was wrong,
+      // and a flood of such peers is a few lines with counts.
+      server
+          .refusals()
+          .badFrameBeforeHello
+          .record(ctx.channel().remoteAddress() + " " + protocolError.code());
     }
     fail(ctx, requestId, protocolError.code(), protocolError.getMessage());
   }

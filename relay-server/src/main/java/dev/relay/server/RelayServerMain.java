@@ -107,6 +107,8 @@ public final class RelayServerMain implements Callable<Integer> {
     ServerLimits limits =
         new ServerLimits(
             options.connectionsMax,
+            options.handshakeConnectionsMax,
+            options.connectionsPerAddressMax,
             options.inFlightRequestsMax,
             options.payloadBytesMax,
             options.frameBytesMax,

@@ -22,7 +22,7 @@ final class StartupSummary {
     log.info(
         "relay-server {} listening on {} (tls {}, auth {}, metrics {}); data {}; jobs {}; "
             + "leases from before the restart: {} made ready, {} dead; limits: connectionsMax={} "
-            + "inFlightRequestsMax={} payloadBytesMax={} frameBytesMax={} jobsPerLeaseMax={} "
+            + "handshakeConnectionsMax={} connectionsPerAddressMax={} inFlightRequestsMax={} payloadBytesMax={} frameBytesMax={} jobsPerLeaseMax={} "
             + "jobsPerBatchMax={} parkedPollsMax={} handshakeTimeout={} idleTimeout={} "
             + "frameReadTimeout={} waitMax={} leaseDuration=[{}, {}] writerQueueCapacity={} "
             + "commitMode={} dbPagesMax={}",
@@ -36,6 +36,8 @@ final class StartupSummary {
         recovery.leasesRequeued(),
         recovery.leasesDead(),
         l.connectionsMax(),
+        l.handshakeConnectionsMax(),
+        l.connectionsPerAddressMax(),
         l.inFlightRequestsMax(),
         l.payloadBytesMax(),
         l.frameBytesMax(),

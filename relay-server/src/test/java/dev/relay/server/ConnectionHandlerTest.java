@@ -14,6 +14,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Optional;
@@ -56,7 +57,11 @@ class ConnectionHandlerTest {
         .addLast(
             reads,
             FrameDecoder.awaitingHello(ProtocolLimits.FRAME_BYTES_MAX),
-            new ConnectionHandler(server, new RequestDispatcher(server), welcome));
+            new ConnectionHandler(
+                server,
+                new RequestDispatcher(server),
+                welcome,
+                server.gate().admit(channel, InetAddress.getLoopbackAddress()).ticket()));
     channel.register();
   }
 
