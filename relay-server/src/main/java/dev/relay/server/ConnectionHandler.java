@@ -294,6 +294,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (OutOfMemory.isDirect(cause)) {
+      // No buffer for this connection now: drop it, keep serving the others.
+      server.refusals().outOfDirectMemory.record(String.valueOf(ctx.channel().remoteAddress()));
+      closing = true;
+      ctx.close();
+      return;
+    }
+    OutOfMemory.escalateIfHeap(cause);
     ProtocolException protocolError = protocolCause(cause);
     if (protocolError == null) {
       if (cause instanceof IOException) {

@@ -24,7 +24,7 @@ import picocli.CommandLine.Mixin;
  *
  * <p>Exit codes: 0 after a clean shutdown, 2 for an invalid flag or configuration (one line on
  * stderr, no stack trace), 1 when the server cannot start (data directory locked or corrupt,
- * address in use).
+ * address in use), 3 after a heap OutOfMemoryError ({@link OutOfMemory}).
  */
 @Command(
     name = "relay-server",
@@ -45,6 +45,9 @@ public final class RelayServerMain implements Callable<Integer> {
 
   /** Exit code when the server cannot start. */
   public static final int EXIT_START_FAILED = 1;
+
+  /** Exit code after a heap OutOfMemoryError: the process halts so a supervisor restarts it. */
+  public static final int EXIT_OUT_OF_MEMORY = OutOfMemory.EXIT_CODE;
 
   @Mixin ServerOptions options = new ServerOptions();
 
@@ -83,6 +86,9 @@ public final class RelayServerMain implements Callable<Integer> {
       err.println("relay-server: " + e.getMessage());
       return EXIT_USAGE;
     }
+    // A heap OutOfMemoryError in any thread halts the daemon (exit 3) rather than leave it wedged.
+    Thread.setDefaultUncaughtExceptionHandler(
+        OutOfMemory.haltingHandler(status -> Runtime.getRuntime().halt(status)));
     RelayServer server;
     try {
       server = RelayServer.start(config, Clock.systemUTC());

@@ -2,6 +2,7 @@ package dev.relay.server;
 
 import dev.relay.server.store.JobStore;
 import dev.relay.server.store.RecoveryReport;
+import io.netty.util.internal.PlatformDependent;
 import java.net.InetSocketAddress;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -54,6 +55,7 @@ final class StartupSummary {
         config.store().commitMode(),
         config.store().dbPagesMax() == 0 ? "none" : config.store().dbPagesMax());
     openBindWarning(bound, config.authToken().isPresent()).ifPresent(log::warn);
+    DirectMemoryBudget.warning(l, PlatformDependent.maxDirectMemory()).ifPresent(log::warn);
   }
 
   private static String auth(ServerConfig config) {
