@@ -88,12 +88,18 @@ final class HandshakeFlood {
 
   private void open(Selector selector) throws IOException {
     SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port));
+    opened.incrementAndGet();
     if (firstBytes.length > 0) {
-      ch.write(ByteBuffer.wrap(firstBytes));
+      try {
+        ch.write(ByteBuffer.wrap(firstBytes));
+      } catch (IOException e) {
+        ch.close(); // the server answered and closed before the bytes were all written
+        closedByServer.incrementAndGet();
+        return;
+      }
     }
     ch.configureBlocking(false);
     ch.register(selector, SelectionKey.OP_READ);
-    opened.incrementAndGet();
   }
 
   /** Stops the flood, closes its sockets and rethrows what broke it, if anything did. */
