@@ -25,6 +25,7 @@ import dev.relay.protocol.LeasedJob;
 import dev.relay.protocol.Nack;
 import dev.relay.protocol.Ok;
 import dev.relay.protocol.Pause;
+import dev.relay.protocol.Principal;
 import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.Release;
 import dev.relay.protocol.Renew;
@@ -152,6 +153,15 @@ public final class RelayClient implements AutoCloseable {
   /** The limits the server announced on the current connection; empty while disconnected. */
   public Optional<Welcome> serverLimits() {
     return Optional.ofNullable(connections.current()).map(Connection::welcome);
+  }
+
+  /**
+   * Who the server made this client on the current connection (from the token in its options): a
+   * {@link Principal#WORKER} gets FORBIDDEN for the admin requests ({@link Principal#ADMIN_ONLY}).
+   * Empty while disconnected.
+   */
+  public Optional<Principal> principal() {
+    return serverLimits().map(Welcome::principal);
   }
 
   /** Enqueues one job; completes once it is durably stored. */

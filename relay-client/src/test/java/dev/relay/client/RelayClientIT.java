@@ -249,7 +249,8 @@ final class RelayClientIT {
             8,
             100,
             60_000,
-            1_000));
+            1_000,
+            dev.relay.protocol.Principal.ADMIN));
     RelayClient client = connect(server.options().build());
     byte[] payload = new byte[9_000];
 

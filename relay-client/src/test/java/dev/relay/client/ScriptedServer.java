@@ -4,6 +4,7 @@ import dev.relay.protocol.Frame;
 import dev.relay.protocol.FrameDecoder;
 import dev.relay.protocol.FrameEncoder;
 import dev.relay.protocol.Hello;
+import dev.relay.protocol.Principal;
 import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.Response;
 import dev.relay.protocol.Side;
@@ -45,7 +46,8 @@ final class ScriptedServer implements AutoCloseable {
           128,
           100,
           3_600_000,
-          60_000);
+          60_000,
+          Principal.ADMIN);
 
   /** One request as the server received it, with the connection to answer on. */
   record Received(Channel channel, Frame frame) {

@@ -59,7 +59,8 @@ final class WorkerProtocolIT {
         128,
         100,
         3_600_000,
-        waitMillisMax);
+        waitMillisMax,
+        dev.relay.protocol.Principal.ADMIN);
   }
 
   private Worker start(int concurrency, Duration lease, JobHandler handler) {

@@ -296,8 +296,10 @@ class BadInputIT {
         held.add(helloed());
       }
       for (int refused = 0; refused < 3; refused++) {
+        // The cap counts welcomed connections: one more is accepted and refused at its HELLO.
         try (RawConnection c = RawConnection.open(server.port())) {
-          expectError(c, ErrorCode.TOO_MANY_CONNECTIONS, 0);
+          c.write(RawConnection.helloBytes());
+          expectError(c, ErrorCode.TOO_MANY_CONNECTIONS, RawConnection.HELLO_REQUEST_ID);
           expectClosed(c);
         }
         checkGoodClient();

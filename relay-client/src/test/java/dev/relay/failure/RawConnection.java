@@ -26,14 +26,14 @@ import java.util.Optional;
  * misbehave on purpose; what the server sends back is decoded strictly, so a malformed answer fails
  * the test.
  */
-final class RawConnection implements AutoCloseable {
+public final class RawConnection implements AutoCloseable {
   /**
    * How long a read waits for the server to answer or close before the test fails: a deadline for a
    * server that hangs, far above any answer's normal latency, not a measurement.
    */
-  static final Duration READ_DEADLINE = Duration.ofSeconds(30);
+  public static final Duration READ_DEADLINE = Duration.ofSeconds(30);
 
-  static final int HELLO_REQUEST_ID = 1;
+  public static final int HELLO_REQUEST_ID = 1;
 
   private final Socket socket;
   private final DataInputStream in;
@@ -45,14 +45,22 @@ final class RawConnection implements AutoCloseable {
     this.out = socket.getOutputStream();
   }
 
-  static RawConnection open(int port) throws IOException {
+  public static RawConnection open(int port) throws IOException {
     Socket socket = new Socket(InetAddress.getLoopbackAddress(), port);
     socket.setTcpNoDelay(true); // every write leaves as its own segment: a split frame stays split
     socket.setSoTimeout((int) READ_DEADLINE.toMillis());
     return new RawConnection(socket);
   }
 
-  static byte[] encode(Frame frame) {
+  /** A connection from {@code localAddress} (any 127/8 address works on Linux's loopback). */
+  public static RawConnection openFrom(InetAddress localAddress, int port) throws IOException {
+    Socket socket = new Socket(InetAddress.getLoopbackAddress(), port, localAddress, 0);
+    socket.setTcpNoDelay(true);
+    socket.setSoTimeout((int) READ_DEADLINE.toMillis());
+    return new RawConnection(socket);
+  }
+
+  public static byte[] encode(Frame frame) {
     ByteBuf buf = Unpooled.buffer();
     try {
       FrameCodec.encode(frame, buf);
@@ -64,25 +72,25 @@ final class RawConnection implements AutoCloseable {
     }
   }
 
-  static byte[] helloBytes() {
+  public static byte[] helloBytes() {
     return encode(
         new Frame(
             HELLO_REQUEST_ID,
             new Hello(ProtocolLimits.PROTOCOL_VERSION, "bad-input", Optional.empty())));
   }
 
-  void write(byte[] bytes) throws IOException {
+  public void write(byte[] bytes) throws IOException {
     out.write(bytes);
     out.flush();
   }
 
-  void write(byte[] bytes, int offset, int length) throws IOException {
+  public void write(byte[] bytes, int offset, int length) throws IOException {
     out.write(bytes, offset, length);
     out.flush();
   }
 
   /** Sends HELLO and answers the server's first frame (WELCOME, or an ERROR such as a cap). */
-  Frame hello() throws IOException {
+  public Frame hello() throws IOException {
     write(helloBytes());
     return read().orElseThrow(() -> new AssertionError("the server closed instead of answering"));
   }
@@ -91,7 +99,7 @@ final class RawConnection implements AutoCloseable {
    * The next frame from the server, or empty when it closed the connection (a FIN, or a reset
    * because it closed with our bytes still unread).
    */
-  Optional<Frame> read() throws IOException {
+  public Optional<Frame> read() throws IOException {
     int length;
     try {
       length = in.readInt();
@@ -116,18 +124,18 @@ final class RawConnection implements AutoCloseable {
   }
 
   /** Waits for the server to close, failing on any frame it sends instead. */
-  void awaitClosed() throws IOException {
+  public void awaitClosed() throws IOException {
     Optional<Frame> frame = read();
     assertThat(frame).as("a frame where a close was expected").isEmpty();
   }
 
   /** Half-closes: the server reads end of stream, as after a peer's orderly close. */
-  void shutdownOutput() throws IOException {
+  public void shutdownOutput() throws IOException {
     socket.shutdownOutput();
   }
 
   /** Closes with a reset (SO_LINGER 0), as a peer that crashes or is cut off mid-frame. */
-  void abort() throws IOException {
+  public void abort() throws IOException {
     socket.setSoLinger(true, 0);
     socket.close();
   }

@@ -26,13 +26,19 @@ import java.util.Objects;
  *       and closes the channel once the write completes. A client just closes.
  * </ul>
  *
- * Frames already decoded before the error have been passed on first. The error does not travel
+ * <p>A server's decoder made with {@link #awaitingHello(int)} starts with the cap {@link
+ * ProtocolLimits#HELLO_FRAME_BYTES_MAX}, so a peer that has not been welcomed cannot make it buffer
+ * more than one largest HELLO; the handler calls {@link #endHandshake()} when it answers WELCOME,
+ * and from then on the full cap applies.
+ *
+ * <p>Frames already decoded before the error have been passed on first. The error does not travel
  * through queues after this decoder (such as a {@code FlowControlHandler}), so it may overtake
  * frames still held there.
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
   private final Side side;
   private final int frameBytesMax;
+  private int capBytes;
   private boolean failed;
 
   /**
@@ -49,6 +55,23 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   public FrameDecoder(Side side, int frameBytesMax) {
     this.side = Objects.requireNonNull(side, "side");
     this.frameBytesMax = ProtocolLimits.requireFrameBytesMax("frameBytesMax", frameBytesMax);
+    this.capBytes = this.frameBytesMax;
+  }
+
+  /**
+   * A server-side decoder that rejects any frame longer than {@link
+   * ProtocolLimits#HELLO_FRAME_BYTES_MAX} until {@link #endHandshake()}, then frames longer than
+   * {@code frameBytesMax}.
+   */
+  public static FrameDecoder awaitingHello(int frameBytesMax) {
+    FrameDecoder decoder = new FrameDecoder(Side.SERVER, frameBytesMax);
+    decoder.capBytes = ProtocolLimits.HELLO_FRAME_BYTES_MAX;
+    return decoder;
+  }
+
+  /** The peer has been welcomed: frames up to the full cap are accepted from now on. */
+  public void endHandshake() {
+    capBytes = frameBytesMax;
   }
 
   @Override
@@ -65,12 +88,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
       fail(ctx, in, ErrorCode.MALFORMED_FRAME, "frame length " + length + " is under 5");
       return;
     }
-    if (length > frameBytesMax) {
-      fail(
-          ctx,
-          in,
-          ErrorCode.FRAME_TOO_LARGE,
-          "frame length " + length + " is over the cap of " + frameBytesMax + " bytes");
+    if (length > capBytes) {
+      fail(ctx, in, ErrorCode.FRAME_TOO_LARGE, tooLarge(length));
       return;
     }
     if (in.readableBytes() < ProtocolLimits.LENGTH_PREFIX_BYTES + length) {
@@ -87,6 +106,11 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         ctx.fireExceptionCaught(e);
       }
     }
+  }
+
+  private String tooLarge(long length) {
+    String message = "frame length " + length + " is over the cap of " + capBytes + " bytes";
+    return capBytes < frameBytesMax ? message + " before WELCOME" : message;
   }
 
   private void fail(ChannelHandlerContext ctx, ByteBuf in, ErrorCode code, String message) {

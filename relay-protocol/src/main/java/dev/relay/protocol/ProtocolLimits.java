@@ -31,6 +31,14 @@ public final class ProtocolLimits {
    */
   public static final int FRAME_BYTES_MIN = 16_384;
 
+  /**
+   * Largest frame length a receiver accepts before the handshake is done, in bytes after the length
+   * prefix: the largest possible HELLO (header, version, a 128-byte client name and a 256-byte
+   * token). A server reads nothing longer from a peer that has not been welcomed, so an anonymous
+   * connection can make it buffer at most this much.
+   */
+  public static final int HELLO_FRAME_BYTES_MAX = 396;
+
   /** Largest job payload, in bytes (1 MiB). */
   public static final int PAYLOAD_BYTES_MAX = 1_048_576;
 
@@ -108,6 +116,9 @@ public final class ProtocolLimits {
   }
 
   private static void checkRelations() {
+    check(
+        HELLO_FRAME_BYTES_MAX == FRAME_HEADER_BYTES + Hello.ENCODED_BYTES_MAX,
+        "HELLO_FRAME_BYTES_MAX must be the length of the largest HELLO frame");
     check(PAYLOAD_BYTES_MAX < FRAME_BYTES_MAX, "a payload must be smaller than a frame");
     check(FRAME_BYTES_MIN <= FRAME_BYTES_MAX, "FRAME_BYTES_MIN must not exceed FRAME_BYTES_MAX");
     check(

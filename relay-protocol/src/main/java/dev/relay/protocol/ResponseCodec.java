@@ -63,6 +63,7 @@ final class ResponseCodec {
     WireWriter.i64(out, m.leaseMillisMin());
     WireWriter.i64(out, m.leaseMillisMax());
     WireWriter.i64(out, m.waitMillisMax());
+    WireWriter.u8(out, m.principal().code());
   }
 
   /** The response for {@code in.opcode()}, which must be a response opcode. */
@@ -104,7 +105,13 @@ final class ResponseCodec {
         in.u16("inFlightRequestsMax"),
         in.i64("leaseMillisMin"),
         in.i64("leaseMillisMax"),
-        in.i64("waitMillisMax"));
+        in.i64("waitMillisMax"),
+        readPrincipal(in));
+  }
+
+  private static Principal readPrincipal(WireReader in) throws ProtocolException {
+    int code = in.u8("principal");
+    return Principal.fromCode(code).orElseThrow(() -> in.malformed("unknown principal " + code));
   }
 
   private static List<EnqueueResult> readEnqueueResults(WireReader in) throws ProtocolException {

@@ -1,5 +1,7 @@
 package dev.relay.protocol;
 
+import java.util.Objects;
+
 /**
  * The answer to HELLO: the server's protocol version and the operating limits it enforces, which
  * are at most the protocol's wire limits.
@@ -15,6 +17,8 @@ package dev.relay.protocol;
  * @param leaseMillisMin the shortest lease the server grants, > 0
  * @param leaseMillisMax the longest lease the server grants, >= {@code leaseMillisMin}
  * @param waitMillisMax the longest long-poll wait the server accepts, >= 0
+ * @param principal who this connection acts as, from the token HELLO presented; a {@link
+ *     Principal#WORKER} gets FORBIDDEN for the requests in {@link Principal#ADMIN_ONLY}
  */
 public record Welcome(
     int protocolVersion,
@@ -26,7 +30,8 @@ public record Welcome(
     int inFlightRequestsMax,
     long leaseMillisMin,
     long leaseMillisMax,
-    long waitMillisMax)
+    long waitMillisMax,
+    Principal principal)
     implements Response {
 
   public Welcome {
@@ -40,6 +45,23 @@ public record Welcome(
     Checks.range("leaseMillisMin", leaseMillisMin, 1, Long.MAX_VALUE);
     Checks.range("leaseMillisMax", leaseMillisMax, leaseMillisMin, Long.MAX_VALUE);
     Checks.range("waitMillisMax", waitMillisMax, 0, Long.MAX_VALUE);
+    Objects.requireNonNull(principal, "principal");
+  }
+
+  /** This WELCOME announcing {@code value} as the connection's principal. */
+  public Welcome withPrincipal(Principal value) {
+    return new Welcome(
+        protocolVersion,
+        serverVersion,
+        frameBytesMax,
+        payloadBytesMax,
+        jobsPerLeaseMax,
+        jobsPerBatchMax,
+        inFlightRequestsMax,
+        leaseMillisMin,
+        leaseMillisMax,
+        waitMillisMax,
+        value);
   }
 
   @Override

@@ -107,4 +107,57 @@ class FrameDecoderTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("frameBytesMax");
   }
+
+  @Test
+  void the_largest_hello_is_exactly_the_handshake_cap_and_decodes_before_welcome() {
+    Frame hello =
+        new Frame(
+            1,
+            new Hello(
+                ProtocolLimits.PROTOCOL_VERSION,
+                "c".repeat(ProtocolLimits.CLIENT_NAME_BYTES_MAX),
+                java.util.Optional.of("t".repeat(ProtocolLimits.AUTH_TOKEN_BYTES_MAX))));
+    byte[] bytes = encode(hello);
+    errors = new ErrorRecorder();
+    EmbeddedChannel channel = new EmbeddedChannel(FrameDecoder.awaitingHello(65_537), errors);
+
+    channel.writeInbound(Unpooled.wrappedBuffer(bytes));
+
+    assertThat(bytes.length - ProtocolLimits.LENGTH_PREFIX_BYTES)
+        .isEqualTo(ProtocolLimits.HELLO_FRAME_BYTES_MAX);
+    assertThat(drain(channel)).containsExactly(hello);
+    assertThat(errors.errors).isEmpty();
+    assertThat(channel.finish()).isFalse();
+  }
+
+  @Test
+  void one_byte_over_the_handshake_cap_is_refused_from_its_length_prefix_alone() {
+    errors = new ErrorRecorder();
+    EmbeddedChannel channel = new EmbeddedChannel(FrameDecoder.awaitingHello(65_537), errors);
+
+    // Only the prefix arrives: the decoder must not wait for (or buffer) the body.
+    channel.writeInbound(Unpooled.buffer(4).writeInt(ProtocolLimits.HELLO_FRAME_BYTES_MAX + 1));
+
+    assertThat(drain(channel)).isEmpty();
+    assertThat(errors.errors).singleElement().isInstanceOf(ProtocolException.class);
+    ProtocolException e = (ProtocolException) errors.errors.get(0);
+    assertThat(e.code()).isEqualTo(ErrorCode.FRAME_TOO_LARGE);
+    assertThat(e.getMessage()).contains("before WELCOME");
+    channel.finishAndReleaseAll();
+  }
+
+  @Test
+  void after_end_of_handshake_frames_up_to_the_full_cap_decode() {
+    Frame enqueue = new Frame(2, new Enqueue(Samples.largestJobSpec()));
+    errors = new ErrorRecorder();
+    FrameDecoder decoder = FrameDecoder.awaitingHello(ProtocolLimits.FRAME_BYTES_MAX);
+    EmbeddedChannel channel = new EmbeddedChannel(decoder, errors);
+
+    decoder.endHandshake();
+    channel.writeInbound(Unpooled.wrappedBuffer(encode(enqueue)));
+
+    assertThat(drain(channel)).containsExactly(enqueue);
+    assertThat(errors.errors).isEmpty();
+    assertThat(channel.finish()).isFalse();
+  }
 }

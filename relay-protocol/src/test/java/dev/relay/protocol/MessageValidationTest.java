@@ -345,7 +345,8 @@ class MessageValidationTest {
   }
 
   private static Welcome welcome(int frameBytesMax, long leaseMillisMax) {
-    return new Welcome(1, "v", frameBytesMax, 0, 1, 1, 1, 1_000, leaseMillisMax, 0);
+    return new Welcome(
+        1, "v", frameBytesMax, 0, 1, 1, 1, 1_000, leaseMillisMax, 0, Principal.ADMIN);
   }
 
   private static LeasedJob leasedJob(int attempt) {

@@ -58,6 +58,11 @@ public final class AuthToken {
     return MessageDigest.isEqual(secret, other);
   }
 
+  /** Whether {@code other} holds the same secret; in constant time like {@link #admits}. */
+  boolean sameSecretAs(AuthToken other) {
+    return MessageDigest.isEqual(secret, other.secret);
+  }
+
   @Override
   public String toString() {
     return "AuthToken[redacted]";

@@ -3,8 +3,10 @@ package dev.relay.server;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.ErrorResponse;
 import dev.relay.protocol.Frame;
+import dev.relay.protocol.FrameDecoder;
 import dev.relay.protocol.Hello;
 import dev.relay.protocol.Lease;
+import dev.relay.protocol.Principal;
 import dev.relay.protocol.ProtocolException;
 import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.Request;
@@ -19,6 +21,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,17 +41,24 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private final ServerContext server;
   private final RequestDispatcher dispatcher;
   private final Welcome welcome;
+  private final ConnectionGate.Ticket ticket;
 
   private boolean welcomed;
+  private Principal principal;
   private boolean closing;
   private boolean readPending;
   private int inFlight;
   private ScheduledFuture<?> handshakeTimer;
 
-  ConnectionHandler(ServerContext server, RequestDispatcher dispatcher, Welcome welcome) {
+  ConnectionHandler(
+      ServerContext server,
+      RequestDispatcher dispatcher,
+      Welcome welcome,
+      ConnectionGate.Ticket ticket) {
     this.server = server;
     this.dispatcher = dispatcher;
     this.welcome = welcome;
+    this.ticket = ticket;
   }
 
   @Override
@@ -112,22 +122,49 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
               + hello.protocolVersion());
       return;
     }
-    AuthToken token = server.config().authToken().orElse(null);
-    if (token != null && !token.admits(hello.authToken())) {
+    Optional<Principal> decided = Principals.decide(server.config(), hello.authToken());
+    if (decided.isEmpty()) {
       // Never log what the client sent: it may be a near-miss of the real secret.
       fail(ctx, frame.requestId(), ErrorCode.UNAUTHORIZED, "missing or wrong auth token");
       return;
     }
+    switch (server.gate().welcome(ticket)) {
+      case EVICTED -> {
+        closing = true; // closed to make room for a newer connection; the close is under way
+        return;
+      }
+      case FULL -> {
+        server.refusals().atConnectionsMax.record(String.valueOf(ctx.channel().remoteAddress()));
+        fail(
+            ctx,
+            frame.requestId(),
+            ErrorCode.TOO_MANY_CONNECTIONS,
+            "server is at connectionsMax (" + server.limits().connectionsMax() + ")");
+        return;
+      }
+      case WELCOMED -> {}
+    }
+    principal = decided.get();
     welcomed = true;
     handshakeTimer.cancel(false);
-    log.debug("{} said HELLO as '{}'", ctx.channel().remoteAddress(), hello.clientName());
-    ctx.writeAndFlush(new Frame(frame.requestId(), welcome), ctx.voidPromise());
+    // Synchronously, inside the decoder's loop: a request pipelined right behind HELLO gets the
+    // full
+    // frame cap already.
+    ctx.pipeline().get(FrameDecoder.class).endHandshake();
+    log.debug(
+        "{} said HELLO as '{}'", ctx.channel().remoteAddress(), LogText.escape(hello.clientName()));
+    ctx.writeAndFlush(
+        new Frame(frame.requestId(), welcome.withPrincipal(principal)), ctx.voidPromise());
   }
 
   private void serve(ChannelHandlerContext ctx, int requestId, Request request) {
     begin();
     if (request instanceof Hello) {
       respond(ctx, requestId, Replies.error(ErrorCode.INVALID_STATE, "HELLO was already sent"));
+      return;
+    }
+    if (!principal.may(request.opcode())) {
+      respond(ctx, requestId, forbidden(request));
       return;
     }
     if (server.shuttingDown()) {
@@ -149,6 +186,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       // A store method that throws instead of failing its future; never leave the slot taken.
       respond(ctx, requestId, Replies.forFailure(e));
     }
+  }
+
+  private static Response forbidden(Request request) {
+    return Replies.error(
+        ErrorCode.FORBIDDEN,
+        request.opcode() + " needs the admin token; this connection presented the worker token");
   }
 
   private void lease(ChannelHandlerContext ctx, int requestId, Lease lease) {
@@ -251,6 +294,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (OutOfMemory.isDirect(cause)) {
+      // No buffer for this connection now: drop it, keep serving the others.
+      server.refusals().outOfDirectMemory.record(String.valueOf(ctx.channel().remoteAddress()));
+      closing = true;
+      ctx.close();
+      return;
+    }
+    OutOfMemory.escalateIfHeap(cause);
     ProtocolException protocolError = protocolCause(cause);
     if (protocolError == null) {
       if (cause instanceof IOException) {
@@ -273,11 +324,20 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       }
       return;
     }
-    log.warn(
-        "{} sent a bad frame, closing: {} {}",
-        ctx.channel().remoteAddress(),
-        protocolError.code(),
-        protocolError.getMessage());
+    if (welcomed) {
+      log.warn(
+          "{} sent a bad frame, closing: {} {}",
+          ctx.channel().remoteAddress(),
+          protocolError.code(),
+          LogText.escape(protocolError.getMessage()));
+    } else {
+      // Before WELCOME the peer is anonymous: its bytes never reach the log, only what was wrong,
+      // and a flood of such peers is a few lines with counts.
+      server
+          .refusals()
+          .badFrameBeforeHello
+          .record(ctx.channel().remoteAddress() + " " + protocolError.code());
+    }
     fail(ctx, requestId, protocolError.code(), protocolError.getMessage());
   }
 

@@ -1,5 +1,6 @@
 package dev.relay.server;
 
+import dev.relay.protocol.Principal;
 import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.Welcome;
 import dev.relay.server.store.JobStore;
@@ -154,7 +155,8 @@ public final class RelayServer implements AutoCloseable {
         limits.inFlightRequestsMax(),
         config.store().leaseDurationMin().toMillis(),
         config.store().leaseDurationMax().toMillis(),
-        limits.waitMax().toMillis());
+        limits.waitMax().toMillis(),
+        Principal.ADMIN); // each connection's WELCOME carries the principal its HELLO earned
   }
 
   /** The address clients connect to; the real port when the config asked for port 0. */

@@ -25,7 +25,7 @@ import picocli.CommandLine.Mixin;
  *
  * <p>Exit codes: 0 after a clean shutdown, 2 for an invalid flag or configuration (one line on
  * stderr, no stack trace), 1 when the server cannot start (data directory locked or corrupt,
- * address in use).
+ * address in use), 3 after a heap OutOfMemoryError ({@link OutOfMemory}).
  */
 @Command(
     name = "relay-server",
@@ -46,6 +46,9 @@ public final class RelayServerMain implements Callable<Integer> {
 
   /** Exit code when the server cannot start. */
   public static final int EXIT_START_FAILED = 1;
+
+  /** Exit code after a heap OutOfMemoryError: the process halts so a supervisor restarts it. */
+  public static final int EXIT_OUT_OF_MEMORY = OutOfMemory.EXIT_CODE;
 
   @Mixin ServerOptions options = new ServerOptions();
 
@@ -84,6 +87,9 @@ public final class RelayServerMain implements Callable<Integer> {
       err.println("relay-server: " + e.getMessage());
       return EXIT_USAGE;
     }
+    // A heap OutOfMemoryError in any thread halts the daemon (exit 3) rather than leave it wedged.
+    Thread.setDefaultUncaughtExceptionHandler(
+        OutOfMemory.haltingHandler(status -> Runtime.getRuntime().halt(status)));
     RelayServer server;
     try {
       server = RelayServer.start(config, Clock.systemUTC());
@@ -108,6 +114,8 @@ public final class RelayServerMain implements Callable<Integer> {
     ServerLimits limits =
         new ServerLimits(
             options.connectionsMax,
+            options.handshakeConnectionsMax,
+            options.connectionsPerAddressMax,
             options.inFlightRequestsMax,
             options.payloadBytesMax,
             options.frameBytesMax,
@@ -132,6 +140,7 @@ public final class RelayServerMain implements Callable<Integer> {
         options.listen,
         limits,
         Optional.ofNullable(options.authTokenFile).map(AuthToken::readFrom),
+        Optional.ofNullable(options.adminTokenFile).map(AuthToken::readFrom),
         tls,
         metrics(),
         options.shutdownGrace,

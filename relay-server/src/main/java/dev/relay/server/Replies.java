@@ -57,6 +57,7 @@ final class Replies {
       // The store's own argument checks, stricter than the wire's: a caller error, not a crash.
       return error(ErrorCode.INVALID_ARGUMENT, String.valueOf(cause.getMessage()));
     }
+    OutOfMemory.escalateIfHeap(cause);
     // Anything else escaping the store is a bug: say so loudly once, answer retryably.
     log.error("store call failed unexpectedly", cause);
     return error(ErrorCode.INTERNAL, "internal error: " + cause.getClass().getSimpleName());

@@ -13,7 +13,9 @@ import java.util.Optional;
  *
  * @param listen address for clients; port 0 picks a free port ({@link RelayServer#localAddress()})
  * @param limits the network operating limits
- * @param authToken the secret every HELLO must carry, or empty for no auth
+ * @param authToken the worker token: the secret every HELLO must carry, or empty for none
+ * @param adminToken the admin token, which a HELLO presents to act as admin, or empty for none
+ *     (then every welcomed connection is admin); must differ from {@code authToken}
  * @param tls certificate and key for TLS, or empty for plain TCP
  * @param metrics the Prometheus endpoint, or empty for none
  * @param shutdownGrace longest time a shutdown waits for in-flight work
@@ -23,6 +25,7 @@ public record ServerConfig(
     InetSocketAddress listen,
     ServerLimits limits,
     Optional<AuthToken> authToken,
+    Optional<AuthToken> adminToken,
     Optional<TlsFiles> tls,
     Optional<MetricsConfig> metrics,
     Duration shutdownGrace,
@@ -37,6 +40,15 @@ public record ServerConfig(
     Objects.requireNonNull(listen, "listen");
     Objects.requireNonNull(limits, "limits");
     Objects.requireNonNull(authToken, "authToken");
+    Objects.requireNonNull(adminToken, "adminToken");
+    if (authToken.isPresent()
+        && adminToken.isPresent()
+        && authToken.get().sameSecretAs(adminToken.get())) {
+      // One secret for both would make every worker an admin while looking like least privilege.
+      throw new IllegalArgumentException(
+          "adminToken must differ from authToken (--admin-token-file and --auth-token-file hold"
+              + " the same token)");
+    }
     Objects.requireNonNull(tls, "tls");
     Objects.requireNonNull(metrics, "metrics");
     Objects.requireNonNull(store, "store");
@@ -54,30 +66,39 @@ public record ServerConfig(
         Optional.empty(),
         Optional.empty(),
         Optional.empty(),
+        Optional.empty(),
         SHUTDOWN_GRACE_DEFAULT,
         StoreConfig.defaults(dataDir));
   }
 
   public ServerConfig withListen(InetSocketAddress value) {
-    return new ServerConfig(value, limits, authToken, tls, metrics, shutdownGrace, store);
+    return new ServerConfig(
+        value, limits, authToken, adminToken, tls, metrics, shutdownGrace, store);
   }
 
   public ServerConfig withLimits(ServerLimits value) {
-    return new ServerConfig(listen, value, authToken, tls, metrics, shutdownGrace, store);
+    return new ServerConfig(
+        listen, value, authToken, adminToken, tls, metrics, shutdownGrace, store);
   }
 
   public ServerConfig withAuthToken(AuthToken value) {
-    return new ServerConfig(listen, limits, Optional.of(value), tls, metrics, shutdownGrace, store);
+    return new ServerConfig(
+        listen, limits, Optional.of(value), adminToken, tls, metrics, shutdownGrace, store);
+  }
+
+  public ServerConfig withAdminToken(AuthToken value) {
+    return new ServerConfig(
+        listen, limits, authToken, Optional.of(value), tls, metrics, shutdownGrace, store);
   }
 
   public ServerConfig withTls(TlsFiles value) {
     return new ServerConfig(
-        listen, limits, authToken, Optional.of(value), metrics, shutdownGrace, store);
+        listen, limits, authToken, adminToken, Optional.of(value), metrics, shutdownGrace, store);
   }
 
   public ServerConfig withMetrics(MetricsConfig value) {
     return new ServerConfig(
-        listen, limits, authToken, tls, Optional.of(value), shutdownGrace, store);
+        listen, limits, authToken, adminToken, tls, Optional.of(value), shutdownGrace, store);
   }
 
   /** An open metrics endpoint on {@code value} with the default limits. */
@@ -86,10 +107,11 @@ public record ServerConfig(
   }
 
   public ServerConfig withShutdownGrace(Duration value) {
-    return new ServerConfig(listen, limits, authToken, tls, metrics, value, store);
+    return new ServerConfig(listen, limits, authToken, adminToken, tls, metrics, value, store);
   }
 
   public ServerConfig withStore(StoreConfig value) {
-    return new ServerConfig(listen, limits, authToken, tls, metrics, shutdownGrace, value);
+    return new ServerConfig(
+        listen, limits, authToken, adminToken, tls, metrics, shutdownGrace, value);
   }
 }

@@ -1,7 +1,11 @@
 package dev.relay.server;
 
 import dev.relay.server.store.JobStore;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.time.InstantSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What every connection of one server shares: configuration, store, clock, counters, the long-poll
@@ -13,6 +17,8 @@ final class ServerContext {
   private final InstantSource clock;
   private final ServerCounters counters = new ServerCounters();
   private final LongPolls longPolls;
+  private final ConnectionGate gate;
+  private final Refusals refusals;
   private volatile boolean shuttingDown;
 
   ServerContext(ServerConfig config, JobStore store, InstantSource clock) {
@@ -20,6 +26,45 @@ final class ServerContext {
     this.store = store;
     this.clock = clock;
     this.longPolls = new LongPolls(config.limits().parkedPollsMax());
+    this.gate = new ConnectionGate(config.limits());
+    this.refusals = new Refusals(config.limits());
+  }
+
+  /** The rate-limited WARN lines for connections refused or closed by a cap, one per kind. */
+  static final class Refusals {
+    private static final Logger log = LoggerFactory.getLogger(ConnectionGate.class);
+
+    final RateLimitedLog atConnectionsMax;
+    final RateLimitedLog atConnectionsPerAddressMax;
+    final RateLimitedLog evictedFromHandshake;
+    final RateLimitedLog badFrameBeforeHello;
+    final RateLimitedLog outOfDirectMemory;
+
+    Refusals(ServerLimits limits) {
+      EventExecutor flusher = GlobalEventExecutor.INSTANCE;
+      atConnectionsMax =
+          RateLimitedLog.of(
+              log, "HELLOs refused at connectionsMax (" + limits.connectionsMax() + ")", flusher);
+      atConnectionsPerAddressMax =
+          RateLimitedLog.of(
+              log,
+              "connections refused at connectionsPerAddressMax ("
+                  + limits.connectionsPerAddressMax()
+                  + ")",
+              flusher);
+      evictedFromHandshake =
+          RateLimitedLog.of(
+              log,
+              "oldest handshaking connections closed to make room at handshakeConnectionsMax ("
+                  + limits.handshakeConnectionsMax()
+                  + ")",
+              flusher);
+      badFrameBeforeHello =
+          RateLimitedLog.of(log, "connections closed for a bad frame before HELLO", flusher);
+      outOfDirectMemory =
+          RateLimitedLog.of(
+              log, "connections closed because direct memory ran out (OutOfMemoryError)", flusher);
+    }
   }
 
   ServerConfig config() {
@@ -44,6 +89,14 @@ final class ServerContext {
 
   LongPolls longPolls() {
     return longPolls;
+  }
+
+  ConnectionGate gate() {
+    return gate;
+  }
+
+  Refusals refusals() {
+    return refusals;
   }
 
   boolean shuttingDown() {

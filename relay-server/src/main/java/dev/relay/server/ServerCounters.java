@@ -23,10 +23,10 @@ final class ServerCounters {
     }
   }
 
-  /** Counts one more open connection and answers whether it is within {@code max}. */
-  boolean tryOpenConnection(int max) {
+  /** Counts one more open connection; {@link ConnectionGate} decides whether it may stay. */
+  void connectionOpened() {
     connectionsAccepted.increment();
-    return connections.incrementAndGet() <= max;
+    connections.incrementAndGet();
   }
 
   void connectionClosed() {

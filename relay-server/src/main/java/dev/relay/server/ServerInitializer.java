@@ -4,7 +4,6 @@ import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.Frame;
 import dev.relay.protocol.FrameDecoder;
 import dev.relay.protocol.FrameEncoder;
-import dev.relay.protocol.Side;
 import dev.relay.protocol.Welcome;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -18,8 +17,6 @@ import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Builds each connection's pipeline:
@@ -35,12 +32,13 @@ import org.slf4j.LoggerFactory;
  * a task queued behind them (no timer, so a lone answer still leaves at once), and flushes during a
  * read wait for its end.
  *
- * <p>A connection over {@code connectionsMax} gets only the encoder and a handler that sends ERROR
- * TOO_MANY_CONNECTIONS with request id 0 and closes.
+ * <p>Each connection passes {@link ConnectionGate} first: one from an address over {@code
+ * connectionsPerAddressMax} gets only the encoder and a handler that sends ERROR
+ * TOO_MANY_CONNECTIONS with request id 0 and closes; one that finds the handshake slots full closes
+ * the oldest handshaking connection and takes its place. The decoder accepts only a HELLO-sized
+ * frame until WELCOME.
  */
 final class ServerInitializer extends ChannelInitializer<SocketChannel> {
-  private static final Logger log = LoggerFactory.getLogger(ServerInitializer.class);
-
   private final ServerContext server;
   private final SslContext ssl;
   private final ChannelGroup channels;
@@ -60,9 +58,21 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
   protected void initChannel(SocketChannel ch) {
     ServerLimits limits = server.limits();
     ServerCounters counters = server.counters();
-    boolean admitted = counters.tryOpenConnection(limits.connectionsMax());
+    counters.connectionOpened();
     ch.closeFuture().addListener(f -> counters.connectionClosed());
     channels.add(ch);
+    ConnectionGate.Admission admission = server.gate().admit(ch, ch.remoteAddress().getAddress());
+    ConnectionGate.Ticket ticket = admission.ticket();
+    if (ticket != null) {
+      ch.closeFuture().addListener(f -> server.gate().closed(ticket));
+    }
+    if (admission.evicted() != null) {
+      admission.evicted().close();
+      server
+          .refusals()
+          .evictedFromHandshake
+          .record(String.valueOf(admission.evicted().remoteAddress()));
+    }
     ChannelPipeline p = ch.pipeline();
     p.addLast(
         "flushConsolidation",
@@ -72,41 +82,44 @@ final class ServerInitializer extends ChannelInitializer<SocketChannel> {
       p.addLast("ssl", ssl.newHandler(ch.alloc()));
     }
     p.addLast("encoder", new FrameEncoder());
-    if (!admitted) {
-      p.addLast("refuse", new RefuseHandler(server, limits.connectionsMax()));
+    if (ticket == null) {
+      p.addLast("refuse", new RefuseHandler(server, limits.connectionsPerAddressMax()));
       return;
     }
     p.addLast(
         "idle", new IdleStateHandler(0, 0, limits.idleTimeout().toNanos(), TimeUnit.NANOSECONDS));
     p.addLast("frameReadTimeout", new PartialFrameTimeoutHandler(limits.frameReadTimeout()));
-    p.addLast("decoder", new FrameDecoder(Side.SERVER, limits.frameBytesMax()));
+    p.addLast("decoder", FrameDecoder.awaitingHello(limits.frameBytesMax()));
     p.addLast("flow", new FlowControlHandler());
-    p.addLast("connection", new ConnectionHandler(server, dispatcher, welcome));
+    p.addLast("connection", new ConnectionHandler(server, dispatcher, welcome, ticket));
   }
 
-  /** Answers a connection over the cap and closes it; reads nothing from it. */
+  /**
+   * Answers a connection from an address at its cap and closes it; reads nothing from it. The WARN
+   * is rate-limited: a flood of refusals is a few lines with counts.
+   */
   private static final class RefuseHandler extends ChannelInboundHandlerAdapter {
     private final ServerContext server;
-    private final int connectionsMax;
+    private final int perAddressMax;
 
-    RefuseHandler(ServerContext server, int connectionsMax) {
+    RefuseHandler(ServerContext server, int perAddressMax) {
       this.server = server;
-      this.connectionsMax = connectionsMax;
+      this.perAddressMax = perAddressMax;
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-      log.warn(
-          "refused {}: connectionsMax ({}) connections open",
-          ctx.channel().remoteAddress(),
-          connectionsMax);
+      server
+          .refusals()
+          .atConnectionsPerAddressMax
+          .record(String.valueOf(ctx.channel().remoteAddress()));
       server.counters().countRejected(ErrorCode.TOO_MANY_CONNECTIONS);
       ctx.writeAndFlush(
               new Frame(
                   0,
                   Replies.error(
                       ErrorCode.TOO_MANY_CONNECTIONS,
-                      "server is at connectionsMax (" + connectionsMax + ")")))
+                      "this address is at connectionsPerAddressMax (" + perAddressMax + ")")))
           .addListener(ChannelFutureListener.CLOSE);
     }
   }

@@ -11,7 +11,12 @@ import java.time.Duration;
  * ceilings ({@link ProtocolLimits}); the server may enforce lower values and reports them in
  * WELCOME. Values out of range are rejected with a message naming field, range and value.
  *
- * @param connectionsMax open connections; one more is answered TOO_MANY_CONNECTIONS and closed
+ * @param connectionsMax welcomed connections; a HELLO beyond it is answered TOO_MANY_CONNECTIONS
+ *     and closed
+ * @param handshakeConnectionsMax connections still in the handshake (no WELCOME yet); one more
+ *     closes the oldest of them to make room
+ * @param connectionsPerAddressMax connections from one IP address, handshaking or welcomed; one
+ *     more is answered TOO_MANY_CONNECTIONS and closed; 0 for no per-address cap
  * @param inFlightRequestsMax requests of one connection being served; at the cap the server stops
  *     reading that connection so TCP pushes back
  * @param payloadBytesMax bytes of one job payload; more is answered PAYLOAD_TOO_LARGE
@@ -29,6 +34,8 @@ import java.time.Duration;
  */
 public record ServerLimits(
     int connectionsMax,
+    int handshakeConnectionsMax,
+    int connectionsPerAddressMax,
     int inFlightRequestsMax,
     int payloadBytesMax,
     int frameBytesMax,
@@ -46,6 +53,21 @@ public record ServerLimits(
   public static final int CONNECTIONS_MAX_DEFAULT = 1024;
   public static final int CONNECTIONS_MAX_MIN = 1;
   public static final int CONNECTIONS_MAX_MAX = 100_000;
+
+  /**
+   * A real client sends HELLO within one round trip of connecting, so a few dozen slots serve any
+   * reconnect storm; more would only give an anonymous flood more memory to hold.
+   */
+  public static final int HANDSHAKE_CONNECTIONS_MAX_DEFAULT = 64;
+
+  public static final int HANDSHAKE_CONNECTIONS_MAX_MIN = 1;
+  public static final int HANDSHAKE_CONNECTIONS_MAX_MAX = 10_000;
+
+  /** Off by default: clients behind one NAT or proxy share an address. */
+  public static final int CONNECTIONS_PER_ADDRESS_MAX_DEFAULT = 0;
+
+  public static final int CONNECTIONS_PER_ADDRESS_MAX_MIN = 0;
+  public static final int CONNECTIONS_PER_ADDRESS_MAX_MAX = 100_000;
 
   public static final int IN_FLIGHT_REQUESTS_MAX_DEFAULT = 128;
   public static final int IN_FLIGHT_REQUESTS_MAX_MIN = 1;
@@ -109,6 +131,16 @@ public record ServerLimits(
   public ServerLimits {
     ConfigChecks.inRange(
         "connectionsMax", connectionsMax, CONNECTIONS_MAX_MIN, CONNECTIONS_MAX_MAX);
+    ConfigChecks.inRange(
+        "handshakeConnectionsMax",
+        handshakeConnectionsMax,
+        HANDSHAKE_CONNECTIONS_MAX_MIN,
+        HANDSHAKE_CONNECTIONS_MAX_MAX);
+    ConfigChecks.inRange(
+        "connectionsPerAddressMax",
+        connectionsPerAddressMax,
+        CONNECTIONS_PER_ADDRESS_MAX_MIN,
+        CONNECTIONS_PER_ADDRESS_MAX_MAX);
     ConfigChecks.inRange(
         "inFlightRequestsMax",
         inFlightRequestsMax,
@@ -181,6 +213,8 @@ public record ServerLimits(
   public Builder toBuilder() {
     Builder b = new Builder();
     b.connectionsMax = connectionsMax;
+    b.handshakeConnectionsMax = handshakeConnectionsMax;
+    b.connectionsPerAddressMax = connectionsPerAddressMax;
     b.inFlightRequestsMax = inFlightRequestsMax;
     b.payloadBytesMax = payloadBytesMax;
     b.frameBytesMax = frameBytesMax;
@@ -200,6 +234,8 @@ public record ServerLimits(
   /** Collects limits one by one; {@link #build()} validates them all. */
   public static final class Builder {
     private int connectionsMax = CONNECTIONS_MAX_DEFAULT;
+    private int handshakeConnectionsMax = HANDSHAKE_CONNECTIONS_MAX_DEFAULT;
+    private int connectionsPerAddressMax = CONNECTIONS_PER_ADDRESS_MAX_DEFAULT;
     private int inFlightRequestsMax = IN_FLIGHT_REQUESTS_MAX_DEFAULT;
     private int payloadBytesMax = PAYLOAD_BYTES_MAX_DEFAULT;
     private int frameBytesMax = FRAME_BYTES_MAX_DEFAULT;
@@ -218,6 +254,16 @@ public record ServerLimits(
 
     public Builder connectionsMax(int value) {
       this.connectionsMax = value;
+      return this;
+    }
+
+    public Builder handshakeConnectionsMax(int value) {
+      this.handshakeConnectionsMax = value;
+      return this;
+    }
+
+    public Builder connectionsPerAddressMax(int value) {
+      this.connectionsPerAddressMax = value;
       return this;
     }
 
@@ -289,6 +335,8 @@ public record ServerLimits(
     public ServerLimits build() {
       return new ServerLimits(
           connectionsMax,
+          handshakeConnectionsMax,
+          connectionsPerAddressMax,
           inFlightRequestsMax,
           payloadBytesMax,
           frameBytesMax,

@@ -49,10 +49,32 @@ final class ServerOptions {
       names = "--connections-max",
       defaultValue = "${env:RELAY_CONNECTIONS_MAX:-1024}",
       description = {
-        "Open connections; one more gets ERROR TOO_MANY_CONNECTIONS and is closed.",
+        "Welcomed connections; a HELLO beyond it gets TOO_MANY_CONNECTIONS and a close.",
+        "Connections still in the handshake count against --handshake-connections-max.",
         "Range [1, 100000]. Default: ${DEFAULT-VALUE}. Env: RELAY_CONNECTIONS_MAX."
       })
   int connectionsMax;
+
+  @Option(
+      names = "--handshake-connections-max",
+      defaultValue = "${env:RELAY_HANDSHAKE_CONNECTIONS_MAX:-64}",
+      description = {
+        "Connections that have not been welcomed yet; one more closes the oldest of them,",
+        "so idle anonymous sockets cannot hold the door shut.",
+        "Range [1, 10000]. Default: ${DEFAULT-VALUE}. Env: RELAY_HANDSHAKE_CONNECTIONS_MAX."
+      })
+  int handshakeConnectionsMax;
+
+  @Option(
+      names = "--connections-per-address-max",
+      defaultValue = "${env:RELAY_CONNECTIONS_PER_ADDRESS_MAX:-0}",
+      description = {
+        "Connections from one IP address, handshaking or welcomed; one more gets",
+        "TOO_MANY_CONNECTIONS and a close. 0 turns the cap off.",
+        "Range [0, 100000]. Default: ${DEFAULT-VALUE}.",
+        "Env: RELAY_CONNECTIONS_PER_ADDRESS_MAX."
+      })
+  int connectionsPerAddressMax;
 
   @Option(
       names = "--in-flight-requests-max",
@@ -187,6 +209,17 @@ final class ServerOptions {
         "Default: none (no auth). Env: RELAY_AUTH_TOKEN_FILE."
       })
   Path authTokenFile;
+
+  @Option(
+      names = "--admin-token-file",
+      defaultValue = "${env:RELAY_ADMIN_TOKEN_FILE}",
+      description = {
+        "File holding the admin token; a HELLO presenting it may also BACKUP, PAUSE, RESUME,",
+        "CANCEL and DEAD_REQUEUE (others get FORBIDDEN). Must differ from --auth-token-file.",
+        "Default: none (every welcomed connection is admin).",
+        "Env: RELAY_ADMIN_TOKEN_FILE."
+      })
+  Path adminTokenFile;
 
   @Option(
       names = "--tls-cert",

@@ -2,6 +2,7 @@ package dev.relay.server;
 
 import dev.relay.server.store.JobStore;
 import dev.relay.server.store.RecoveryReport;
+import io.netty.util.internal.PlatformDependent;
 import java.net.InetSocketAddress;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -23,14 +24,14 @@ final class StartupSummary {
     log.info(
         "relay-server {} listening on {} (tls {}, auth {}, metrics {}); data {}; jobs {}; "
             + "leases from before the restart: {} made ready, {} dead; limits: connectionsMax={} "
-            + "inFlightRequestsMax={} payloadBytesMax={} frameBytesMax={} jobsPerLeaseMax={} "
+            + "handshakeConnectionsMax={} connectionsPerAddressMax={} inFlightRequestsMax={} payloadBytesMax={} frameBytesMax={} jobsPerLeaseMax={} "
             + "jobsPerBatchMax={} parkedPollsMax={} handshakeTimeout={} idleTimeout={} "
             + "frameReadTimeout={} waitMax={} leaseDuration=[{}, {}] writerQueueCapacity={} "
             + "commitMode={} dbPagesMax={}",
         RelayServer.VERSION,
         HostPort.format(bound),
         config.tls().isPresent() ? "on" : "off",
-        config.authToken().isPresent() ? "on" : "off",
+        auth(config),
         metrics == null
             ? "off"
             : "on "
@@ -41,6 +42,8 @@ final class StartupSummary {
         recovery.leasesRequeued(),
         recovery.leasesDead(),
         l.connectionsMax(),
+        l.handshakeConnectionsMax(),
+        l.connectionsPerAddressMax(),
         l.inFlightRequestsMax(),
         l.payloadBytesMax(),
         l.frameBytesMax(),
@@ -57,9 +60,17 @@ final class StartupSummary {
         config.store().commitMode(),
         config.store().dbPagesMax() == 0 ? "none" : config.store().dbPagesMax());
     openBindWarning(bound, config.authToken().isPresent()).ifPresent(log::warn);
+    DirectMemoryBudget.warning(l, PlatformDependent.maxDirectMemory()).ifPresent(log::warn);
     if (metrics != null) {
       openMetricsWarning(config, metrics.address()).ifPresent(log::warn);
     }
+  }
+
+  private static String auth(ServerConfig config) {
+    if (config.adminToken().isPresent()) {
+      return config.authToken().isPresent() ? "worker+admin tokens" : "admin token only";
+    }
+    return config.authToken().isPresent() ? "on" : "off";
   }
 
   /**

@@ -32,13 +32,18 @@ class CapsIT {
   @TempDir Path dir;
 
   @Test
-  void connections_max_admits_that_many_and_refuses_one_more() {
+  void connections_max_welcomes_that_many_and_refuses_one_more_hello() {
     try (RelayServer server = TestServers.start(dir, b -> b.connectionsMax(2));
         TestClient first = TestClient.open(server.localAddress());
         TestClient second = TestClient.open(server.localAddress());
         TestClient third = TestClient.connect(server.localAddress())) {
-      Frame refused = third.receive();
-      assertThat(refused.requestId()).isZero();
+      // The cap counts welcomed connections: the third is accepted and refused at its HELLO.
+      Frame refused =
+          third.call(
+              new dev.relay.protocol.Hello(
+                  dev.relay.protocol.ProtocolLimits.PROTOCOL_VERSION,
+                  "third",
+                  java.util.Optional.empty()));
       assertThat(((ErrorResponse) refused.message()).code())
           .isEqualTo(ErrorCode.TOO_MANY_CONNECTIONS);
       assertThat(((ErrorResponse) refused.message()).retryable()).isTrue();

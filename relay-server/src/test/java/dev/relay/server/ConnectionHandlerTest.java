@@ -3,7 +3,9 @@ package dev.relay.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.protocol.Frame;
+import dev.relay.protocol.FrameDecoder;
 import dev.relay.protocol.Hello;
+import dev.relay.protocol.Principal;
 import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.Welcome;
 import dev.relay.server.store.JobStore;
@@ -12,6 +14,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Optional;
@@ -44,13 +47,21 @@ class ConnectionHandlerTest {
     ServerConfig config = ServerConfig.defaults(dir);
     store = JobStore.open(config.store(), Clock.systemUTC());
     ServerContext server = new ServerContext(config, store, Clock.systemUTC());
-    Welcome welcome = new Welcome(1, "test", 1_114_112, 1_048_576, 256, 1000, 128, 1, 2, 3);
+    Welcome welcome =
+        new Welcome(1, "test", 1_114_112, 1_048_576, 256, 1000, 128, 1, 2, 3, Principal.ADMIN);
     channel = new EmbeddedChannel(false, false);
     channel.config().setAutoRead(false);
     channel.config().setWriteBufferWaterMark(new WriteBufferWaterMark(1024, 2048));
     channel
         .pipeline()
-        .addLast(reads, new ConnectionHandler(server, new RequestDispatcher(server), welcome));
+        .addLast(
+            reads,
+            FrameDecoder.awaitingHello(ProtocolLimits.FRAME_BYTES_MAX),
+            new ConnectionHandler(
+                server,
+                new RequestDispatcher(server),
+                welcome,
+                server.gate().admit(channel, InetAddress.getLoopbackAddress()).ticket()));
     channel.register();
   }
 

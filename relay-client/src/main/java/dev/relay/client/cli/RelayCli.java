@@ -4,6 +4,7 @@ import dev.relay.client.ClientOptions;
 import dev.relay.client.RelayClient;
 import dev.relay.client.RelayConnectionException;
 import dev.relay.client.RelayException;
+import dev.relay.protocol.ErrorCode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -66,7 +67,10 @@ public final class RelayCli implements Callable<Integer> {
       names = "--auth-token-file",
       scope = ScopeType.INHERIT,
       paramLabel = "FILE",
-      description = "File holding the server's auth token (a trailing newline is ignored).")
+      description = {
+        "File holding the token to present (a trailing newline is ignored): the admin token",
+        "for pause, resume, cancel, dead requeue and backup when the server has one."
+      })
   Path authTokenFile;
 
   @Option(
@@ -130,6 +134,9 @@ public final class RelayCli implements Callable<Integer> {
     } else if (e instanceof RelayException relay) {
       code = relay.retryable() ? ExitCodes.UNAVAILABLE : ExitCodes.REFUSED;
       message = relay.getMessage() + " (" + relay.code() + ")";
+      if (relay.code() == ErrorCode.FORBIDDEN) {
+        message += "; pass the server's admin token with --auth-token-file";
+      }
     } else if (e instanceof IllegalArgumentException || e instanceof UncheckedIOException) {
       code = ExitCodes.USAGE;
       message = e.getMessage();

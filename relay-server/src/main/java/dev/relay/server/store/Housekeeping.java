@@ -1,5 +1,6 @@
 package dev.relay.server.store;
 
+import dev.relay.server.OutOfMemory;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -44,6 +45,10 @@ final class Housekeeping implements AutoCloseable {
             }
           } catch (RuntimeException e) {
             log.error("{} failed", name, e);
+          } catch (Error e) {
+            // The scheduler would swallow it and silently stop this task; hand a heap OOM on.
+            OutOfMemory.escalateIfHeap(e);
+            throw e;
           }
         },
         millis,

@@ -1,6 +1,7 @@
 package dev.relay.server.store;
 
 import dev.relay.protocol.LeaseToken;
+import dev.relay.server.LogText;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -213,7 +214,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
         "job {} in queue '{}' has a corrupt payload (stored CRC32C {}, computed {}); moved to dead"
             + " and never delivered",
         id,
-        queue,
+        LogText.escape(queue),
         crcStored,
         crcActual);
     PreparedStatement s = context.statement(TO_CORRUPT);

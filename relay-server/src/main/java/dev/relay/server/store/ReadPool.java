@@ -97,6 +97,11 @@ final class ReadPool implements AutoCloseable {
     } catch (RuntimeException e) {
       log.error("read failed unexpectedly", e);
       future.completeExceptionally(new StoreException(StoreError.INTERNAL, "read failed: " + e, e));
+    } catch (Error e) {
+      // Answer the request, then let the thread die: its uncaught-exception handler decides (the
+      // daemon halts on a heap OutOfMemoryError).
+      future.completeExceptionally(new StoreException(StoreError.INTERNAL, "read failed: " + e, e));
+      throw e;
     } finally {
       connections.add(connection);
     }

@@ -1,5 +1,6 @@
 package dev.relay.server.store;
 
+import dev.relay.server.OutOfMemory;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -347,6 +348,7 @@ final class Writer {
         task.future.completeExceptionally(failure);
       }
     }
+    OutOfMemory.escalateIfHeap(cause); // every waiter has its answer; now the process policy
   }
 
   /**
