@@ -24,7 +24,7 @@ public final class Headers {
    * Checks a header list: at most {@link ProtocolLimits#HEADERS_MAX} headers, no name twice, and at
    * most {@link ProtocolLimits#HEADERS_BYTES_MAX} bytes encoded; answers an immutable copy.
    */
-  static List<Header> check(String field, List<Header> headers) {
+  public static List<Header> check(String field, List<Header> headers) {
     List<Header> copy = Checks.list(field, headers, 0, ProtocolLimits.HEADERS_MAX);
     Set<String> names = new HashSet<>();
     for (Header header : copy) {
