@@ -1,5 +1,6 @@
 package dev.relay.protocol;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -84,6 +85,27 @@ public record JobSpec(
         idempotencyKey,
         "",
         List.of());
+  }
+
+  /**
+   * This spec with header {@code name} set to {@code value}: replaced in place when present,
+   * appended otherwise; for interceptors that add a {@code traceparent} or a tenant id.
+   */
+  public JobSpec withHeader(String name, String value) {
+    Header header = new Header(name, value);
+    List<Header> copy = new ArrayList<>(headers);
+    int at = -1;
+    for (int i = 0; i < copy.size(); i++) {
+      if (copy.get(i).name().equals(name)) {
+        at = i;
+      }
+    }
+    if (at >= 0) {
+      copy.set(at, header);
+    } else {
+      copy.add(header);
+    }
+    return withHeaders(copy);
   }
 
   /** This spec with {@code headers} in place of its own, for interceptors that add headers. */
