@@ -4,6 +4,8 @@ import dev.relay.protocol.ProtocolLimits;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
@@ -44,6 +46,9 @@ public final class ClientOptions {
   public static final int CALLBACK_THREADS_MIN = 2;
   public static final int CALLBACK_THREADS_MAX = 1024;
 
+  /** Most interceptors one client may carry; each runs on every enqueue and every handler run. */
+  public static final int INTERCEPTORS_MAX = 16;
+
   private final String host;
   private final int port;
   private final String clientName;
@@ -57,6 +62,7 @@ public final class ClientOptions {
   private final int frameBytesMax;
   private final Optional<Executor> callbackExecutor;
   private final int callbackThreadsMax;
+  private final List<RelayInterceptor> interceptors;
 
   private ClientOptions(Builder b) {
     this.host = b.host;
@@ -72,6 +78,8 @@ public final class ClientOptions {
     this.frameBytesMax = b.frameBytesMax;
     this.callbackExecutor = b.callbackExecutor;
     this.callbackThreadsMax = b.callbackThreadsMax;
+    this.interceptors = List.copyOf(b.interceptors);
+    OptionChecks.range("interceptors", interceptors.size(), 0, INTERCEPTORS_MAX);
     Objects.requireNonNull(host, "host");
     if (host.isBlank()) {
       throw new IllegalArgumentException("host must not be blank");
@@ -184,6 +192,11 @@ public final class ClientOptions {
     return callbackThreadsMax;
   }
 
+  /** The interceptors around enqueue and handling, in the order they apply (outermost first). */
+  public List<RelayInterceptor> interceptors() {
+    return interceptors;
+  }
+
   /** Options for {@code host:port} with every other value at its default. */
   public static Builder builder(String host, int port) {
     return new Builder(host, port);
@@ -204,6 +217,7 @@ public final class ClientOptions {
     private int frameBytesMax = FRAME_BYTES_DEFAULT;
     private Optional<Executor> callbackExecutor = Optional.empty();
     private int callbackThreadsMax = CALLBACK_THREADS_DEFAULT;
+    private final List<RelayInterceptor> interceptors = new ArrayList<>();
 
     private Builder(String host, int port) {
       this.host = host;
@@ -270,6 +284,15 @@ public final class ClientOptions {
     }
 
     /** The validated options. */
+    /**
+     * Adds an interceptor around enqueue and around handling (see {@link RelayInterceptor}); up to
+     * {@value #INTERCEPTORS_MAX}, applied in the order added, the first outermost around a handler.
+     */
+    public Builder interceptor(RelayInterceptor interceptor) {
+      interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+      return this;
+    }
+
     public ClientOptions build() {
       return new ClientOptions(this);
     }

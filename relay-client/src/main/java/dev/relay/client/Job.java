@@ -1,24 +1,35 @@
 package dev.relay.client;
 
+import dev.relay.protocol.Header;
 import dev.relay.protocol.LeaseToken;
 import dev.relay.protocol.LeasedJob;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * One leased job as a {@link JobHandler} sees it: its identity, payload and lease. The lease is
- * renewed in the background while the handler runs; {@link #leaseLost()} turns true, and {@link
- * #onLeaseLost()} completes, when it no longer is (renewal refused, or released at shutdown).
+ * One leased job as a {@link JobHandler} sees it: its identity, type, headers, payload and lease.
+ * The lease is renewed in the background while the handler runs; {@link #leaseLost()} turns true,
+ * and {@link #onLeaseLost()} completes, when it no longer is (renewal refused, or released at
+ * shutdown).
  */
 public final class Job {
   private final LeasedJob leased;
+  private final Map<String, String> headers;
   private final CompletableFuture<Void> lost = new CompletableFuture<>();
   private volatile Instant leaseExpiresAt;
 
   Job(LeasedJob leased) {
     this.leased = leased;
     this.leaseExpiresAt = Instant.ofEpochMilli(leased.leaseExpiresAtMillis());
+    Map<String, String> map = new LinkedHashMap<>();
+    for (Header header : leased.headers()) {
+      map.put(header.name(), header.value());
+    }
+    this.headers = Collections.unmodifiableMap(map);
   }
 
   /** The job's id. */
@@ -29,6 +40,19 @@ public final class Job {
   /** The queue it was leased from. */
   public String queue() {
     return leased.queue();
+  }
+
+  /** Its type, as enqueued with {@link JobSpecs.Builder#type}; {@code ""} when untyped. */
+  public String type() {
+    return leased.type();
+  }
+
+  /**
+   * Its headers, as enqueued (and as interceptors added them): an unmodifiable map in the order
+   * they were sent, names compared case-sensitively; empty when there are none.
+   */
+  public Map<String, String> headers() {
+    return headers;
   }
 
   /** A copy of its payload. */
@@ -90,6 +114,7 @@ public final class Job {
         + id()
         + ", queue="
         + queue()
+        + (type().isEmpty() ? "" : ", type=" + type())
         + ", attempt="
         + attempt()
         + ", fencing="

@@ -99,9 +99,14 @@ final class JobRun {
       handlerThread = Thread.currentThread();
     }
     worker.notify(l -> l.jobStarted(job));
+    Optional<JobHandler> handler = worker.handlerFor(job.type());
+    if (handler.isEmpty()) {
+      handlerReturned(new Outcome(false, worker.missingHandler(job), Optional.empty()));
+      return;
+    }
     Outcome outcome;
     try {
-      worker.handler().handle(job);
+      handler.get().handle(job);
       outcome = new Outcome(true, "", Optional.empty());
     } catch (RetryLaterException e) {
       // An expected outcome the handler chose: its message is the whole story, no stack trace.

@@ -1,17 +1,20 @@
 package dev.relay.client;
 
+import dev.relay.protocol.Header;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.Payload;
 import dev.relay.protocol.ScheduleKind;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
  * Builds the {@link JobSpec}s a producer enqueues: {@code JobSpecs.of("emails", bytes)} for a job
- * that runs now with the server's defaults, or {@link #builder} for priority, delay, run-at,
- * attempts and an idempotency key.
+ * that runs now with the server's defaults, or {@link #builder} for a job type, headers, priority,
+ * delay, run-at, attempts and an idempotency key.
  */
 public final class JobSpecs {
   /** The priority class of a job built without one: 1, one below the most urgent. */
@@ -38,6 +41,8 @@ public final class JobSpecs {
     private long scheduleValue;
     private int maxAttempts = JobSpec.MAX_ATTEMPTS_SERVER_DEFAULT;
     private Optional<String> idempotencyKey = Optional.empty();
+    private String type = "";
+    private final List<Header> headers = new ArrayList<>();
 
     private Builder(String queue, byte[] payload) {
       this.queue = queue;
@@ -77,13 +82,42 @@ public final class JobSpecs {
     }
 
     /**
+     * The job's type, which a {@link Worker} dispatches on (see {@link
+     * Worker.Builder#handler(String, JobHandler)}): up to 128 characters of {@code
+     * [A-Za-z0-9._:-]}, such as {@code "email.send"}. Without it the job is untyped.
+     */
+    public Builder type(String type) {
+      this.type = Objects.requireNonNull(type, "type");
+      return this;
+    }
+
+    /**
+     * Adds a header (a W3C {@code traceparent}, a tenant id, a content type) that travels with the
+     * job and reaches the handler in {@link Job#headers()}. Names are 1..64 characters of {@code
+     * [A-Za-z0-9._-]}, compared case-sensitively, each at most once; values are up to 1024 bytes of
+     * UTF-8; a job carries at most 32 headers and 8192 encoded bytes of them.
+     */
+    public Builder header(String name, String value) {
+      headers.add(new Header(name, value));
+      return this;
+    }
+
+    /**
      * The job spec.
      *
      * @throws IllegalArgumentException when a field is outside the protocol's limits
      */
     public JobSpec build() {
       return new JobSpec(
-          queue, payload, priority, scheduleKind, scheduleValue, maxAttempts, idempotencyKey);
+          queue,
+          payload,
+          priority,
+          scheduleKind,
+          scheduleValue,
+          maxAttempts,
+          idempotencyKey,
+          type,
+          headers);
     }
   }
 }

@@ -41,7 +41,9 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -165,7 +167,13 @@ public final class RelayClient implements AutoCloseable {
   }
 
   /** Enqueues one job; completes once it is durably stored. */
-  public CompletableFuture<EnqueueResult> enqueue(JobSpec job) {
+  public CompletableFuture<EnqueueResult> enqueue(JobSpec spec) {
+    JobSpec job;
+    try {
+      job = intercepted(spec);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
     Optional<RelayException> tooLarge = frameTooLarge(job.encodedSize());
     if (tooLarge.isPresent()) {
       return CompletableFuture.failedFuture(tooLarge.get());
@@ -180,7 +188,15 @@ public final class RelayClient implements AutoCloseable {
   }
 
   /** Enqueues jobs in one transaction; the results are in the order of {@code jobs}. */
-  public CompletableFuture<List<EnqueueResult>> enqueueBatch(List<JobSpec> jobs) {
+  public CompletableFuture<List<EnqueueResult>> enqueueBatch(List<JobSpec> specs) {
+    List<JobSpec> jobs = new ArrayList<>(specs.size());
+    try {
+      for (JobSpec spec : specs) {
+        jobs.add(intercepted(spec));
+      }
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
     EnqueueBatch batch = new EnqueueBatch(jobs);
     // u16 count, then the job specs
     Optional<RelayException> tooLarge =
@@ -189,6 +205,17 @@ public final class RelayClient implements AutoCloseable {
       return CompletableFuture.failedFuture(tooLarge.get());
     }
     return send(batch, EnqueuedBatch.class, Duration.ZERO).thenApply(EnqueuedBatch::results);
+  }
+
+  /** {@code spec} after every interceptor's {@link RelayInterceptor#beforeEnqueue}, in order. */
+  private JobSpec intercepted(JobSpec spec) {
+    JobSpec current = Objects.requireNonNull(spec, "job");
+    for (RelayInterceptor interceptor : options.interceptors()) {
+      current =
+          Objects.requireNonNull(
+              interceptor.beforeEnqueue(current), () -> interceptor + " returned no job spec");
+    }
+    return current;
   }
 
   /**

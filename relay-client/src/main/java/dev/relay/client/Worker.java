@@ -4,7 +4,9 @@ import dev.relay.protocol.LeasedJob;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -55,7 +57,14 @@ public final class Worker implements AutoCloseable {
 
   private final RelayClient client;
   private final WorkerConfig config;
-  private final JobHandler handler;
+
+  /** Distinct job types without a handler that are logged; later ones are only NACKed. */
+  static final int MISSING_TYPES_LOGGED_MAX = 256;
+
+  private final Optional<JobHandler> catchAll;
+  private final Map<String, JobHandler> handlersByType;
+  private final List<RelayInterceptor> interceptors;
+  private final Set<String> missingTypesLogged = ConcurrentHashMap.newKeySet();
   private final Executor executor;
   private final Optional<ExecutorService> ownedExecutor;
   private final WorkerListener listener;
@@ -79,7 +88,13 @@ public final class Worker implements AutoCloseable {
             b.pollWait,
             Optional.ofNullable(b.handlerTimeout),
             b.shutdownGrace);
-    this.handler = Objects.requireNonNull(b.handler, "handler");
+    this.catchAll = Optional.ofNullable(b.handler);
+    this.handlersByType = Map.copyOf(b.handlersByType);
+    if (catchAll.isEmpty() && handlersByType.isEmpty()) {
+      throw new IllegalArgumentException(
+          "a worker needs a handler: handler(h) or handler(type, h)");
+    }
+    this.interceptors = client.options().interceptors();
     this.listener = b.listener;
     if (b.executor != null) {
       this.executor = b.executor;
@@ -186,8 +201,40 @@ public final class Worker implements AutoCloseable {
     return config;
   }
 
-  JobHandler handler() {
-    return handler;
+  /**
+   * The handler chain for a job of {@code type}: its own handler or the catch-all, inside every
+   * interceptor (the first outermost); empty when this worker has no handler for the type.
+   */
+  Optional<JobHandler> handlerFor(String type) {
+    JobHandler own = handlersByType.get(type);
+    Optional<JobHandler> handler = own != null ? Optional.of(own) : catchAll;
+    return handler.map(this::intercepted);
+  }
+
+  private JobHandler intercepted(JobHandler handler) {
+    JobHandler chain = handler;
+    for (int i = interceptors.size() - 1; i >= 0; i--) {
+      RelayInterceptor interceptor = interceptors.get(i);
+      JobHandler next = chain;
+      chain = job -> interceptor.aroundHandle(job, next);
+    }
+    return chain;
+  }
+
+  /** The NACK reason for a job whose type has no handler here; logged once per type. */
+  String missingHandler(Job job) {
+    String reason = "no handler for job type '" + job.type() + "' on this worker";
+    if (missingTypesLogged.size() < MISSING_TYPES_LOGGED_MAX
+        && missingTypesLogged.add(job.type())) {
+      log.warn(
+          "no handler for job type '{}' (job {}, queue {}); such jobs are NACKed; registered"
+              + " types: {}",
+          job.type(),
+          job.id(),
+          job.queue(),
+          handlersByType.keySet());
+    }
+    return reason;
   }
 
   Executor executor() {
@@ -271,6 +318,7 @@ public final class Worker implements AutoCloseable {
     private Duration leaseDuration = WorkerConfig.LEASE_DURATION_DEFAULT;
     private Duration pollWait = WorkerConfig.POLL_WAIT_DEFAULT;
     private JobHandler handler;
+    private final Map<String, JobHandler> handlersByType = new LinkedHashMap<>();
     private Executor executor;
     private WorkerListener listener = new WorkerListener() {};
     private Duration handlerTimeout;
@@ -304,9 +352,33 @@ public final class Worker implements AutoCloseable {
       return this;
     }
 
-    /** The code run for each job. Required. */
+    /**
+     * The code run for each job that has no handler of its own type (untyped jobs included). A
+     * worker needs this one or at least one {@link #handler(String, JobHandler)}.
+     */
     public Builder handler(JobHandler handler) {
-      this.handler = handler;
+      this.handler = Objects.requireNonNull(handler, "handler");
+      return this;
+    }
+
+    /**
+     * The code run for jobs of {@code type} (as set with {@link JobSpecs.Builder#type}). A job
+     * whose type has no handler here, and no catch-all {@link #handler(JobHandler)}, is NACKed with
+     * the reason {@code no handler for job type 'X' on this worker} and retried with backoff until
+     * its attempts run out, so a worker deployed before its handler loses no job.
+     *
+     * @throws IllegalArgumentException when {@code type} is empty or already has a handler
+     */
+    public Builder handler(String type, JobHandler handler) {
+      Objects.requireNonNull(type, "type");
+      Objects.requireNonNull(handler, "handler");
+      if (type.isEmpty()) {
+        throw new IllegalArgumentException(
+            "type must not be empty; untyped jobs go to handler(JobHandler)");
+      }
+      if (handlersByType.putIfAbsent(type, handler) != null) {
+        throw new IllegalArgumentException("type '" + type + "' already has a handler");
+      }
       return this;
     }
 

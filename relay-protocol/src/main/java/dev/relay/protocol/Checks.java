@@ -51,11 +51,32 @@ final class Checks {
 
   /** A queue name: 1..QUEUE_NAME_BYTES_MAX characters from {@code [A-Za-z0-9._-]}. */
   static String queue(String field, String value) {
-    string(field, value, 1, ProtocolLimits.QUEUE_NAME_BYTES_MAX);
+    return name(field, value, 1, ProtocolLimits.QUEUE_NAME_BYTES_MAX, false);
+  }
+
+  /**
+   * A job type: 0..JOB_TYPE_BYTES_MAX characters from {@code [A-Za-z0-9._:-]}; empty is untyped.
+   */
+  static String jobType(String field, String value) {
+    return name(field, value, 0, ProtocolLimits.JOB_TYPE_BYTES_MAX, true);
+  }
+
+  /**
+   * An ASCII name of {@code minBytes..maxBytes} characters from {@code [A-Za-z0-9._-]}, plus {@code
+   * :} when {@code colon} is set.
+   */
+  static String name(String field, String value, int minBytes, int maxBytes, boolean colon) {
+    string(field, value, minBytes, maxBytes);
     for (int i = 0; i < value.length(); i++) {
-      if (!isQueueChar(value.charAt(i))) {
+      char c = value.charAt(i);
+      if (!isQueueChar(c) && !(colon && c == ':')) {
         throw new IllegalArgumentException(
-            field + " may hold only [A-Za-z0-9._-], was \"" + value + "\"");
+            field
+                + " may hold only [A-Za-z0-9._"
+                + (colon ? ":" : "")
+                + "-], was \""
+                + value
+                + "\"");
       }
     }
     return value;

@@ -1,5 +1,6 @@
 package dev.relay.protocol;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -27,6 +28,8 @@ import java.util.Optional;
  * @param lastError the error text of its latest NACK or expiry, if any
  * @param deadReason why it became dead, if it did
  * @param idempotencyKey the key it was enqueued with, if any
+ * @param type its type, empty when untyped
+ * @param headers its headers, in the order they were enqueued
  */
 public record JobInfo(
     long jobId,
@@ -45,14 +48,16 @@ public record JobInfo(
     int payloadBytes,
     Optional<String> lastError,
     Optional<String> deadReason,
-    Optional<String> idempotencyKey)
+    Optional<String> idempotencyKey,
+    String type,
+    List<Header> headers)
     implements Response {
 
   /** The value of a time field that does not apply to the job's state. */
   public static final long TIME_NONE = -1;
 
   // job id, queue length, state, priority, attempts, max attempts, fencing, expiries, failures,
-  // four times, payload bytes, three optstring presence bytes
+  // four times, payload bytes, three optstring presence bytes, type length, header count
   private static final int FIXED_BYTES =
       WireSize.I64
           + WireSize.string(0)
@@ -65,14 +70,19 @@ public record JobInfo(
           + WireSize.U16
           + 4 * WireSize.I64
           + WireSize.U32
-          + 3 * WireSize.U8;
+          + 3 * WireSize.U8
+          + WireSize.string(0)
+          + Headers.EMPTY_BYTES;
 
   /** Encoded size of the largest job info, in bytes. */
   public static final int ENCODED_BYTES_MAX =
       FIXED_BYTES
           + ProtocolLimits.QUEUE_NAME_BYTES_MAX
           + 2 * WireSize.string(ProtocolLimits.ERROR_TEXT_BYTES_MAX)
-          + WireSize.string(ProtocolLimits.IDEMPOTENCY_KEY_BYTES_MAX);
+          + WireSize.string(ProtocolLimits.IDEMPOTENCY_KEY_BYTES_MAX)
+          + ProtocolLimits.JOB_TYPE_BYTES_MAX
+          + ProtocolLimits.HEADERS_BYTES_MAX
+          - Headers.EMPTY_BYTES;
 
   public JobInfo {
     Checks.jobId("jobId", jobId);
@@ -92,6 +102,49 @@ public record JobInfo(
     Checks.optString("lastError", lastError, 0, ProtocolLimits.ERROR_TEXT_BYTES_MAX);
     Checks.optString("deadReason", deadReason, 0, ProtocolLimits.ERROR_TEXT_BYTES_MAX);
     Checks.optString("idempotencyKey", idempotencyKey, 1, ProtocolLimits.IDEMPOTENCY_KEY_BYTES_MAX);
+    Checks.jobType("type", type);
+    headers = Headers.check("headers", headers);
+  }
+
+  /** An untyped job info without headers. */
+  public JobInfo(
+      long jobId,
+      String queue,
+      JobState state,
+      int priority,
+      int attempts,
+      int maxAttempts,
+      long fencing,
+      int expiries,
+      int failures,
+      long enqueuedAtMillis,
+      long availableAtMillis,
+      long leaseExpiresAtMillis,
+      long finishedAtMillis,
+      int payloadBytes,
+      Optional<String> lastError,
+      Optional<String> deadReason,
+      Optional<String> idempotencyKey) {
+    this(
+        jobId,
+        queue,
+        state,
+        priority,
+        attempts,
+        maxAttempts,
+        fencing,
+        expiries,
+        failures,
+        enqueuedAtMillis,
+        availableAtMillis,
+        leaseExpiresAtMillis,
+        finishedAtMillis,
+        payloadBytes,
+        lastError,
+        deadReason,
+        idempotencyKey,
+        "",
+        List.of());
   }
 
   @Override
@@ -105,7 +158,10 @@ public record JobInfo(
         + queue.length()
         + optionalBytes(lastError)
         + optionalBytes(deadReason)
-        + optionalBytes(idempotencyKey);
+        + optionalBytes(idempotencyKey)
+        + type.length()
+        + Headers.encodedSize(headers)
+        - Headers.EMPTY_BYTES;
   }
 
   private static int optionalBytes(Optional<String> value) {

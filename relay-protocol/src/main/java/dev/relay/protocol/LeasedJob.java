@@ -1,5 +1,6 @@
 package dev.relay.protocol;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -15,6 +16,8 @@ import java.util.Objects;
  * @param enqueuedAtMillis when the job was enqueued, epoch millis
  * @param leaseExpiresAtMillis when this lease ends unless renewed, epoch millis
  * @param payload the job's payload
+ * @param type the job's type, empty when untyped
+ * @param headers the job's headers, in the order they were enqueued
  */
 public record LeasedJob(
     long jobId,
@@ -25,10 +28,12 @@ public record LeasedJob(
     LeaseToken token,
     long enqueuedAtMillis,
     long leaseExpiresAtMillis,
-    Payload payload) {
+    Payload payload,
+    String type,
+    List<Header> headers) {
 
   // job id, queue length, priority, attempt, fencing, token, enqueued at, expires at, payload
-  // length
+  // length, type length, header count
   private static final int FIXED_BYTES =
       WireSize.I64
           + WireSize.string(0)
@@ -38,7 +43,9 @@ public record LeasedJob(
           + WireSize.TOKEN
           + WireSize.I64
           + WireSize.I64
-          + WireSize.bytes(0);
+          + WireSize.bytes(0)
+          + WireSize.string(0)
+          + Headers.EMPTY_BYTES;
 
   public LeasedJob {
     Checks.jobId("jobId", jobId);
@@ -50,18 +57,57 @@ public record LeasedJob(
     Checks.range("enqueuedAtMillis", enqueuedAtMillis, 0, Long.MAX_VALUE);
     Checks.range("leaseExpiresAtMillis", leaseExpiresAtMillis, 0, Long.MAX_VALUE);
     Objects.requireNonNull(payload, "payload");
+    Checks.jobType("type", type);
+    headers = Headers.check("headers", headers);
+  }
+
+  /** An untyped leased job without headers. */
+  public LeasedJob(
+      long jobId,
+      String queue,
+      int priority,
+      int attempt,
+      long fencing,
+      LeaseToken token,
+      long enqueuedAtMillis,
+      long leaseExpiresAtMillis,
+      Payload payload) {
+    this(
+        jobId,
+        queue,
+        priority,
+        attempt,
+        fencing,
+        token,
+        enqueuedAtMillis,
+        leaseExpiresAtMillis,
+        payload,
+        "",
+        List.of());
   }
 
   /** Encoded size of this job inside a LEASED body, in bytes. */
   public int encodedSize() {
-    return encodedSize(queue.length(), payload.size());
+    return encodedSize(queue.length(), payload.size())
+        + type.length()
+        + Headers.encodedSize(headers)
+        - Headers.EMPTY_BYTES;
   }
 
   /**
-   * Encoded size of a leased job from a queue named with {@code queueBytes} bytes carrying {@code
-   * payloadBytes}, so a server can budget a LEASED frame before it claims jobs.
+   * Encoded size of an untyped leased job without headers from a queue named with {@code
+   * queueBytes} bytes carrying {@code payloadBytes}, so a server can budget a LEASED frame before
+   * it claims jobs; it counts a job's type and encoded headers with its payload.
    */
   public static int encodedSize(int queueBytes, int payloadBytes) {
     return FIXED_BYTES + queueBytes + payloadBytes;
+  }
+
+  /** Encoded size of the largest leased job carrying {@code payloadBytes} of payload. */
+  public static int encodedSizeMax(int payloadBytes) {
+    return encodedSize(ProtocolLimits.QUEUE_NAME_BYTES_MAX, payloadBytes)
+        + ProtocolLimits.JOB_TYPE_BYTES_MAX
+        + ProtocolLimits.HEADERS_BYTES_MAX
+        - Headers.EMPTY_BYTES;
   }
 }

@@ -45,6 +45,24 @@ public final class ProtocolLimits {
   /** Largest queue name, in bytes; queue names are ASCII {@code [A-Za-z0-9._-]}. */
   public static final int QUEUE_NAME_BYTES_MAX = 128;
 
+  /**
+   * Largest job type, in bytes; job types are ASCII {@code [A-Za-z0-9._:-]}, and the empty type
+   * marks an untyped job.
+   */
+  public static final int JOB_TYPE_BYTES_MAX = 128;
+
+  /** Most headers one job may carry. */
+  public static final int HEADERS_MAX = 32;
+
+  /** Largest header name, in bytes; header names are ASCII {@code [A-Za-z0-9._-]}. */
+  public static final int HEADER_NAME_BYTES_MAX = 64;
+
+  /** Largest header value, in UTF-8 bytes. */
+  public static final int HEADER_VALUE_BYTES_MAX = 1024;
+
+  /** Largest encoded header list of one job, count byte included, in bytes. */
+  public static final int HEADERS_BYTES_MAX = 8192;
+
   /** Largest idempotency key, in UTF-8 bytes. */
   public static final int IDEMPOTENCY_KEY_BYTES_MAX = 256;
 
@@ -98,6 +116,9 @@ public final class ProtocolLimits {
   /** Smallest job id; ids are positive, and 0 marks "none" or "all" where a field allows it. */
   public static final long JOB_ID_MIN = 1;
 
+  /** Largest value of a u8 field, which bounds the header count. */
+  public static final int U8_MAX = 0xFF;
+
   /** Largest value of a u16 field, which bounds every count and small number on the wire. */
   public static final int U16_MAX = 0xFFFF;
 
@@ -125,9 +146,7 @@ public final class ProtocolLimits {
         FRAME_HEADER_BYTES + JobSpec.encodedSizeMax(PAYLOAD_BYTES_MAX) <= FRAME_BYTES_MAX,
         "an ENQUEUE with the largest payload must fit in a frame");
     check(
-        FRAME_HEADER_BYTES
-                + WireSize.U16
-                + LeasedJob.encodedSize(QUEUE_NAME_BYTES_MAX, PAYLOAD_BYTES_MAX)
+        FRAME_HEADER_BYTES + WireSize.U16 + LeasedJob.encodedSizeMax(PAYLOAD_BYTES_MAX)
             <= FRAME_BYTES_MAX,
         "a LEASED carrying one job with the largest payload must fit in a frame");
     check(
@@ -161,14 +180,24 @@ public final class ProtocolLimits {
             && DEAD_LIST_PAGE_MAX <= U16_MAX
             && ATTEMPTS_MAX <= U16_MAX
             && STATS_QUEUES_MAX <= U16_MAX
-            && STATS_COUNTERS_MAX <= U16_MAX,
+            && STATS_COUNTERS_MAX <= U16_MAX
+            && HEADERS_MAX <= U8_MAX,
         "every count must fit in its u16 field");
     check(
         QUEUE_NAME_BYTES_MAX <= U16_MAX
             && ERROR_TEXT_BYTES_MAX <= U16_MAX
             && BACKUP_NAME_BYTES_MAX <= U16_MAX
-            && IDEMPOTENCY_KEY_BYTES_MAX <= U16_MAX,
+            && IDEMPOTENCY_KEY_BYTES_MAX <= U16_MAX
+            && JOB_TYPE_BYTES_MAX <= U16_MAX
+            && HEADER_NAME_BYTES_MAX <= U16_MAX
+            && HEADER_VALUE_BYTES_MAX <= U16_MAX,
         "every string cap must fit in a u16 length");
+    check(
+        WireSize.U8
+                + WireSize.string(HEADER_NAME_BYTES_MAX)
+                + WireSize.string(HEADER_VALUE_BYTES_MAX)
+            <= HEADERS_BYTES_MAX,
+        "one header of the largest name and value must fit in HEADERS_BYTES_MAX");
   }
 
   private static void check(boolean holds, String relation) {

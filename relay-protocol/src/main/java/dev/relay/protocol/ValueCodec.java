@@ -14,6 +14,8 @@ final class ValueCodec {
     WireWriter.i64(out, job.scheduleValue());
     WireWriter.u16(out, job.maxAttempts());
     WireWriter.optString(out, job.idempotencyKey());
+    WireWriter.string(out, job.type());
+    Headers.write(out, job.headers());
   }
 
   static JobSpec readJobSpec(WireReader in) throws ProtocolException {
@@ -33,7 +35,9 @@ final class ValueCodec {
         kind,
         scheduleValue,
         maxAttempts,
-        in.optString("idempotencyKey", ProtocolLimits.IDEMPOTENCY_KEY_BYTES_MAX));
+        in.optString("idempotencyKey", ProtocolLimits.IDEMPOTENCY_KEY_BYTES_MAX),
+        in.string("type", ProtocolLimits.JOB_TYPE_BYTES_MAX),
+        Headers.read(in));
   }
 
   static void writeLeasedJob(ByteBuf out, LeasedJob job) {
@@ -46,6 +50,8 @@ final class ValueCodec {
     WireWriter.i64(out, job.enqueuedAtMillis());
     WireWriter.i64(out, job.leaseExpiresAtMillis());
     WireWriter.bytes(out, job.payload());
+    WireWriter.string(out, job.type());
+    Headers.write(out, job.headers());
   }
 
   static LeasedJob readLeasedJob(WireReader in) throws ProtocolException {
@@ -58,7 +64,9 @@ final class ValueCodec {
         in.token("token"),
         in.i64("enqueuedAtMillis"),
         in.i64("leaseExpiresAtMillis"),
-        in.payload("payload", Side.CLIENT));
+        in.payload("payload", Side.CLIENT),
+        in.string("type", ProtocolLimits.JOB_TYPE_BYTES_MAX),
+        Headers.read(in));
   }
 
   static void writeQueueStats(ByteBuf out, QueueStats stats) {
@@ -112,6 +120,8 @@ final class ValueCodec {
     WireWriter.optString(out, job.lastError());
     WireWriter.optString(out, job.deadReason());
     WireWriter.optString(out, job.idempotencyKey());
+    WireWriter.string(out, job.type());
+    Headers.write(out, job.headers());
   }
 
   static JobInfo readJobInfo(WireReader in) throws ProtocolException {
@@ -151,6 +161,8 @@ final class ValueCodec {
         (int) payloadBytes,
         in.optString("lastError", ProtocolLimits.ERROR_TEXT_BYTES_MAX),
         in.optString("deadReason", ProtocolLimits.ERROR_TEXT_BYTES_MAX),
-        in.optString("idempotencyKey", ProtocolLimits.IDEMPOTENCY_KEY_BYTES_MAX));
+        in.optString("idempotencyKey", ProtocolLimits.IDEMPOTENCY_KEY_BYTES_MAX),
+        in.string("type", ProtocolLimits.JOB_TYPE_BYTES_MAX),
+        Headers.read(in));
   }
 }

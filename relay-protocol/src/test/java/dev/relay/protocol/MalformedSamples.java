@@ -181,6 +181,82 @@ final class MalformedSamples {
     cases.add(body("enqueue_schedule_kind_3", Side.SERVER, 0x02, b -> jobSpec(b, 0, 3, 0)));
     cases.add(body("enqueue_now_with_value", Side.SERVER, 0x02, b -> jobSpec(b, 0, 0, 5)));
     cases.add(body("enqueue_negative_delay", Side.SERVER, 0x02, b -> jobSpec(b, 0, 1, -1)));
+    cases.add(
+        body(
+            "enqueue_type_with_space",
+            Side.SERVER,
+            0x02,
+            b -> typedJobSpec(b, "email send", headers(0, 0))));
+    cases.add(
+        body(
+            "enqueue_type_over_cap",
+            Side.SERVER,
+            0x02,
+            b ->
+                typedJobSpec(b, "t".repeat(ProtocolLimits.JOB_TYPE_BYTES_MAX + 1), headers(0, 0))));
+    cases.add(
+        body(
+            "enqueue_header_count_over_cap",
+            Side.SERVER,
+            0x02,
+            b -> typedJobSpec(b, "", headers(ProtocolLimits.HEADERS_MAX + 1, 0))));
+    cases.add(
+        body(
+            "enqueue_header_name_empty",
+            Side.SERVER,
+            0x02,
+            b -> typedJobSpec(b, "", header("", "v"))));
+    cases.add(
+        body(
+            "enqueue_header_name_with_colon",
+            Side.SERVER,
+            0x02,
+            b -> typedJobSpec(b, "", header("a:b", "v"))));
+    cases.add(
+        body(
+            "enqueue_header_name_over_cap",
+            Side.SERVER,
+            0x02,
+            b ->
+                typedJobSpec(
+                    b, "", header("n".repeat(ProtocolLimits.HEADER_NAME_BYTES_MAX + 1), ""))));
+    cases.add(
+        body(
+            "enqueue_header_value_over_cap",
+            Side.SERVER,
+            0x02,
+            b ->
+                typedJobSpec(
+                    b, "", header("n", "v".repeat(ProtocolLimits.HEADER_VALUE_BYTES_MAX + 1)))));
+    cases.add(
+        body(
+            "enqueue_header_twice",
+            Side.SERVER,
+            0x02,
+            b ->
+                typedJobSpec(
+                    b,
+                    "",
+                    h -> {
+                      h.writeByte(2);
+                      string(h, "tenant");
+                      string(h, "a");
+                      string(h, "tenant");
+                      string(h, "b");
+                    })));
+    cases.add(
+        body(
+            "enqueue_headers_over_total_cap",
+            Side.SERVER,
+            0x02,
+            // 8 headers of 2+2 name bytes and 2+1020 value bytes: 1 + 8 * 1026 = 8209 > 8192
+            b -> typedJobSpec(b, "", headers(8, 1020))));
+    cases.add(
+        body(
+            "enqueue_headers_missing",
+            Side.SERVER,
+            0x02,
+            b -> typedJobSpec(b, "email.send", h -> {})));
     cases.add(body("enqueue_batch_zero_jobs", Side.SERVER, 0x03, b -> b.writeShort(0)));
     cases.add(
         body(
@@ -290,6 +366,36 @@ final class MalformedSamples {
     string(b, "q");
     b.writeInt(0).writeByte(priority).writeByte(scheduleKind).writeLong(scheduleValue);
     b.writeShort(0).writeByte(0);
+    string(b, "");
+    b.writeByte(0);
+  }
+
+  /** An ENQUEUE body of a valid untyped job up to its type, then {@code type} and {@code rest}. */
+  private static void typedJobSpec(ByteBuf b, String type, Consumer<ByteBuf> headers) {
+    string(b, "q");
+    b.writeInt(0).writeByte(0).writeByte(0).writeLong(0);
+    b.writeShort(0).writeByte(0);
+    string(b, type);
+    headers.accept(b);
+  }
+
+  /** {@code count} headers named h0, h1, ... each with a value of {@code valueBytes} bytes. */
+  private static Consumer<ByteBuf> headers(int count, int valueBytes) {
+    return b -> {
+      b.writeByte(count);
+      for (int i = 0; i < count; i++) {
+        string(b, "h" + i);
+        string(b, "v".repeat(valueBytes));
+      }
+    };
+  }
+
+  private static Consumer<ByteBuf> header(String name, String value) {
+    return b -> {
+      b.writeByte(1);
+      string(b, name);
+      string(b, value);
+    };
   }
 
   /** An ENQUEUE whose payload is one byte over the cap, and lies wholly inside its frame. */
@@ -302,6 +408,7 @@ final class MalformedSamples {
           b.writeInt(ProtocolLimits.PAYLOAD_BYTES_MAX + 1);
           b.writeZero(ProtocolLimits.PAYLOAD_BYTES_MAX + 1);
           b.writeByte(0).writeByte(0).writeLong(0).writeShort(0).writeByte(0);
+          b.writeShort(0).writeByte(0);
         });
   }
 }

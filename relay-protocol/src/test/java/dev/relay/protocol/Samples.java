@@ -20,7 +20,11 @@ final class Samples {
         ScheduleKind.DELAY,
         30_000,
         5,
-        Optional.of("order-42"));
+        Optional.of("order-42"),
+        "email.send",
+        List.of(
+            new Header("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
+            new Header("tenant", "acme ü")));
   }
 
   static JobSpec minimalJobSpec() {
@@ -35,7 +39,35 @@ final class Samples {
         ScheduleKind.RUN_AT,
         Long.MAX_VALUE,
         ProtocolLimits.ATTEMPTS_MAX,
-        Optional.of("k".repeat(ProtocolLimits.IDEMPOTENCY_KEY_BYTES_MAX)));
+        Optional.of("k".repeat(ProtocolLimits.IDEMPOTENCY_KEY_BYTES_MAX)),
+        "T".repeat(ProtocolLimits.JOB_TYPE_BYTES_MAX),
+        largestHeaders());
+  }
+
+  /**
+   * Headers that encode to exactly {@link ProtocolLimits#HEADERS_BYTES_MAX} bytes: seven of the
+   * largest name and value, then one that fills the rest.
+   */
+  static List<Header> largestHeaders() {
+    List<Header> headers = new ArrayList<>();
+    int bytes = 1;
+    for (int i = 0; i < 7; i++) {
+      String name = String.valueOf(i).repeat(ProtocolLimits.HEADER_NAME_BYTES_MAX);
+      headers.add(new Header(name, "v".repeat(ProtocolLimits.HEADER_VALUE_BYTES_MAX)));
+      bytes += 2 + ProtocolLimits.HEADER_NAME_BYTES_MAX + 2 + ProtocolLimits.HEADER_VALUE_BYTES_MAX;
+    }
+    int rest = ProtocolLimits.HEADERS_BYTES_MAX - bytes - (2 + 1) - 2;
+    headers.add(new Header("z", "v".repeat(rest)));
+    return headers;
+  }
+
+  /** The most headers a job may carry, each small. */
+  static List<Header> mostHeaders() {
+    List<Header> headers = new ArrayList<>();
+    for (int i = 0; i < ProtocolLimits.HEADERS_MAX; i++) {
+      headers.add(new Header("h" + i, "v"));
+    }
+    return headers;
   }
 
   static LeasedJob leasedJob() {
@@ -48,7 +80,10 @@ final class Samples {
         TOKEN,
         1_700_000_000_000L,
         1_700_000_030_000L,
-        Payload.of(new byte[] {1, 2, 3}));
+        Payload.of(new byte[] {1, 2, 3}),
+        "email.send",
+        List.of(
+            new Header("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")));
   }
 
   static JobInfo jobInfo() {
@@ -69,7 +104,9 @@ final class Samples {
         1024,
         Optional.of("timeout talking to smtp"),
         Optional.of("attempts exhausted"),
-        Optional.of("order-42"));
+        Optional.of("order-42"),
+        "billing:invoice.v2",
+        mostHeaders());
   }
 
   static JobInfo readyJobInfo() {
@@ -101,6 +138,7 @@ final class Samples {
         new Enqueue(jobSpec()),
         new Enqueue(minimalJobSpec()),
         new Enqueue(largestJobSpec()),
+        new Enqueue(minimalJobSpec().withHeaders(mostHeaders())),
         new EnqueueBatch(List.of(jobSpec(), minimalJobSpec())),
         new Lease(List.of("emails", "reports"), 8, 30_000, 5_000),
         new Lease(List.of("q"), 1, 1, 0),

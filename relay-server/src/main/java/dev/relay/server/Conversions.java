@@ -30,7 +30,9 @@ final class Conversions {
                         j.token(),
                         j.enqueuedAt().toEpochMilli(),
                         j.leaseExpiresAt().toEpochMilli(),
-                        Payload.of(j.payload())))
+                        Payload.of(j.payload()),
+                        j.type(),
+                        j.headers()))
             .toList();
     return new Leased(jobs);
   }
@@ -53,7 +55,9 @@ final class Conversions {
         (int) v.payloadBytes(),
         Optional.ofNullable(v.lastError()).map(Replies::truncate),
         Optional.ofNullable(v.deadReason()).map(Replies::truncate),
-        Optional.ofNullable(v.idempotencyKey()));
+        Optional.ofNullable(v.idempotencyKey()),
+        v.type(),
+        v.headers());
   }
 
   /** Counters are u16 on the wire; a larger count is reported as the largest u16. */

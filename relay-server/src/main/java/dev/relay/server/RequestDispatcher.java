@@ -209,7 +209,9 @@ final class RequestDispatcher {
         spec.priority(),
         availableAt,
         spec.maxAttempts(),
-        spec.idempotencyKey().orElse(null));
+        spec.idempotencyKey().orElse(null),
+        spec.type(),
+        spec.headers());
   }
 
   private CompletableFuture<Response> nack(Nack n, Executor loop) {

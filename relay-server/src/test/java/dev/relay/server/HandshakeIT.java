@@ -40,7 +40,8 @@ class HandshakeIT {
   void wrong_version_is_refused_and_closed() {
     try (RelayServer server = TestServers.start(dir);
         TestClient client = TestClient.connect(server.localAddress())) {
-      Frame answer = client.call(new Hello(2, "future", Optional.empty()));
+      Frame answer =
+          client.call(new Hello(ProtocolLimits.PROTOCOL_VERSION + 1, "future", Optional.empty()));
       assertThat(((ErrorResponse) answer.message()).code())
           .isEqualTo(ErrorCode.UNSUPPORTED_VERSION);
       assertThat(client.closedWithin(CLOSE_WAIT)).isTrue();

@@ -70,12 +70,13 @@ final class DeadCommand implements Callable<Integer> {
         return "no dead jobs";
       }
       List<List<String>> rows = new ArrayList<>();
-      rows.add(List.of("JOB", "QUEUE", "ATTEMPTS", "FINISHED AT", "REASON"));
+      rows.add(List.of("JOB", "QUEUE", "TYPE", "ATTEMPTS", "FINISHED AT", "REASON"));
       for (JobInfo job : page.jobs()) {
         rows.add(
             List.of(
                 Long.toString(job.jobId()),
                 job.queue(),
+                job.type().isEmpty() ? "-" : job.type(),
                 job.attempts() + "/" + job.maxAttempts(),
                 JobInfoView.instant(job.finishedAtMillis()),
                 oneLine(job.deadReason().or(job::lastError).orElse("-"))));

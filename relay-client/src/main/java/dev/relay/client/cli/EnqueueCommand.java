@@ -10,7 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
@@ -78,9 +80,33 @@ final class EnqueueCommand implements Callable<Integer> {
       description = "Enqueueing twice with one key returns the first job.")
   String idempotencyKey;
 
+  @Option(
+      names = "--type",
+      description =
+          "Job type a worker dispatches on ([A-Za-z0-9._:-], up to 128); default untyped.")
+  String type;
+
+  @Option(
+      names = "--header",
+      paramLabel = "NAME=VALUE",
+      description =
+          "A header carried with the job (repeatable; NAME is [A-Za-z0-9._-], up to 64;"
+              + " VALUE up to 1024 bytes; at most 32 headers).")
+  List<String> headers = new ArrayList<>();
+
   @Override
   public Integer call() {
     JobSpecs.Builder job = JobSpecs.builder(queue, readPayload()).priority(priority);
+    if (type != null) {
+      job.type(type);
+    }
+    for (String header : headers) {
+      int equals = header.indexOf('=');
+      if (equals < 0) {
+        throw new IllegalArgumentException("--header must be NAME=VALUE, was '" + header + "'");
+      }
+      job.header(header.substring(0, equals), header.substring(equals + 1));
+    }
     if (schedule != null && schedule.delay != null) {
       job.delay(schedule.delay);
     }

@@ -1,5 +1,6 @@
 package dev.relay.client.cli;
 
+import dev.relay.protocol.Header;
 import dev.relay.protocol.JobInfo;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -29,6 +30,12 @@ final class JobInfoView {
     m.put("lastError", job.lastError());
     m.put("deadReason", job.deadReason());
     m.put("idempotencyKey", job.idempotencyKey());
+    m.put("type", job.type());
+    Map<String, Object> headers = new LinkedHashMap<>();
+    for (Header header : job.headers()) {
+      headers.put(header.name(), header.value());
+    }
+    m.put("headers", headers);
     return m;
   }
 
@@ -50,6 +57,13 @@ final class JobInfoView {
     m.put("last error", job.lastError().orElse("-"));
     m.put("dead reason", job.deadReason().orElse("-"));
     m.put("idempotency key", job.idempotencyKey().orElse("-"));
+    m.put("type", job.type().isEmpty() ? "-" : job.type());
+    if (job.headers().isEmpty()) {
+      m.put("headers", "-");
+    }
+    for (Header header : job.headers()) {
+      m.put("header " + header.name(), printable(header.value()));
+    }
     int width = m.keySet().stream().mapToInt(String::length).max().orElse(0);
     StringBuilder out = new StringBuilder();
     m.forEach(
@@ -60,6 +74,23 @@ final class JobInfoView {
                 .append(v)
                 .append('\n'));
     return out.toString().stripTrailing();
+  }
+
+  /**
+   * A header value with control characters shown as backslash-u escapes: a value is the producer's
+   * text, and must not move the operator's cursor or forge lines in the terminal.
+   */
+  static String printable(String value) {
+    StringBuilder out = new StringBuilder(value.length());
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (Character.isISOControl(c)) {
+        out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+      } else {
+        out.append(c);
+      }
+    }
+    return out.toString();
   }
 
   private static Object time(long millis) {

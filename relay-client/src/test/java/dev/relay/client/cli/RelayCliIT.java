@@ -150,6 +150,43 @@ final class RelayCliIT {
   }
 
   @Test
+  void enqueue_with_type_and_headers_shows_them_in_inspect_text_and_json() throws Exception {
+    long id =
+        enqueue(
+            "--payload",
+            "x",
+            "--type",
+            "email.send",
+            "--header",
+            "traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            "--header",
+            "tenant=acme=eu\u001b[2J");
+
+    Run text = relay("inspect", Long.toString(id));
+    JsonNode json = relay("--json", "inspect", Long.toString(id)).json();
+    Run untyped = relay("inspect", Long.toString(enqueue("--payload", "y")));
+    Run badHeader = relay("enqueue", "--queue", "mail", "--payload", "x", "--header", "novalue");
+    Run badType = relay("enqueue", "--queue", "mail", "--payload", "x", "--type", "a b");
+
+    assertThat(text.exitCode()).as(text.err()).isZero();
+    assertThat(text.out())
+        .contains("type:               email.send")
+        .contains("header traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+        .contains("header tenant:      acme=eu\\u001b[2J")
+        .doesNotContain("\u001b");
+    assertThat(json.get("type").asText()).isEqualTo("email.send");
+    assertThat(json.get("headers").fieldNames())
+        .toIterable()
+        .containsExactly("traceparent", "tenant");
+    assertThat(json.get("headers").get("tenant").asText()).isEqualTo("acme=eu\u001b[2J");
+    assertThat(untyped.out()).contains("type:             -").contains("headers:          -");
+    assertThat(badHeader.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(badHeader.err()).contains("--header must be NAME=VALUE");
+    assertThat(badType.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(badType.err()).contains("type may hold only");
+  }
+
+  @Test
   void inspect_shows_the_job_and_an_unknown_job_exits_1_with_the_error_code() throws Exception {
     long id = enqueue("--payload", "x");
 

@@ -16,10 +16,10 @@ final class EnqueueCommand implements WriteCommand<List<EnqueueResult>> {
       "SELECT id FROM jobs WHERE queue = ? AND idempotency_key = ?";
   private static final String INSERT =
       "INSERT INTO jobs (queue, state, priority, max_attempts, enqueued_at_ms, available_at_ms,"
-          + " idempotency_key, payload_bytes, payload_crc32c, payload)"
+          + " idempotency_key, type, headers, payload_bytes, payload_crc32c, payload)"
           + " VALUES (?, "
           + Schema.READY
-          + ", ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id";
+          + ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id";
 
   private final List<NewJob> jobs;
 
@@ -74,9 +74,11 @@ final class EnqueueCommand implements WriteCommand<List<EnqueueResult>> {
     insert.setLong(4, now);
     insert.setLong(5, availableAt);
     insert.setString(6, job.idempotencyKeyOrNull());
-    insert.setLong(7, job.payload().length);
-    insert.setLong(8, crc.getValue());
-    insert.setBytes(9, job.payload());
+    insert.setString(7, job.type());
+    insert.setBytes(8, StoredHeaders.encode(job.headers()));
+    insert.setLong(9, job.payload().length);
+    insert.setLong(10, crc.getValue());
+    insert.setBytes(11, job.payload());
     long id;
     try (ResultSet r = insert.executeQuery()) {
       Invariants.check(r.next(), "INSERT ... RETURNING id returned no row");

@@ -1,6 +1,8 @@
 package dev.relay.server.store;
 
+import dev.relay.protocol.Header;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * An operator's read-only view of one job, without its payload.
@@ -22,6 +24,8 @@ import java.time.Instant;
  * @param lastError error text of the last nack, or {@code null}
  * @param deadReason why it is dead, or {@code null}
  * @param idempotencyKey its idempotency key, or {@code null}
+ * @param type its type, {@code ""} when untyped
+ * @param headers its headers, in the order they were enqueued
  */
 public record JobView(
     long id,
@@ -40,4 +44,6 @@ public record JobView(
     long payloadBytes,
     String lastError,
     String deadReason,
-    String idempotencyKey) {}
+    String idempotencyKey,
+    String type,
+    List<Header> headers) {}

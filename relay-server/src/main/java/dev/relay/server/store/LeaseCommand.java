@@ -35,8 +35,10 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
 
   private static final Logger log = LoggerFactory.getLogger(LeaseCommand.class);
 
+  // A job's type and encoded headers count against the LEASED budget with its payload.
   private static final String CANDIDATES =
-      "SELECT id, available_at_ms, payload_bytes FROM jobs WHERE state = "
+      "SELECT id, available_at_ms,"
+          + " payload_bytes + length(type) + coalesce(length(headers), 0) FROM jobs WHERE state = "
           + Schema.READY
           + " AND queue = ? AND priority = ? AND available_at_ms <= ?"
           + " ORDER BY available_at_ms, id LIMIT ?";
@@ -47,7 +49,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
           + " ORDER BY available_at_ms LIMIT 1";
   private static final String READ_JOB =
       "SELECT queue, priority, attempts, max_attempts, fencing, enqueued_at_ms, payload_crc32c,"
-          + " payload FROM jobs WHERE id = ? AND state = "
+          + " type, headers, payload FROM jobs WHERE id = ? AND state = "
           + Schema.READY;
   private static final String FENCE =
       "UPDATE jobs SET state = "
@@ -158,6 +160,8 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
     long fencing;
     long enqueuedAt;
     long crcStored;
+    String type;
+    byte[] headers;
     byte[] payload;
     try (ResultSet r = read.executeQuery()) {
       if (!r.next()) {
@@ -170,7 +174,9 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
       fencing = r.getLong(5);
       enqueuedAt = r.getLong(6);
       crcStored = r.getLong(7);
-      payload = r.getBytes(8);
+      type = r.getString(8);
+      headers = r.getBytes(9);
+      payload = r.getBytes(10);
     }
     Invariants.check(
         attempts < maxAttempts,
@@ -204,7 +210,9 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
         token,
         Instant.ofEpochMilli(enqueuedAt),
         Instant.ofEpochMilli(expiresAt),
-        payload);
+        payload,
+        type,
+        StoredHeaders.decode(headers));
   }
 
   private static void markCorrupt(

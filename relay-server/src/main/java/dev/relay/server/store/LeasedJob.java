@@ -1,7 +1,9 @@
 package dev.relay.server.store;
 
+import dev.relay.protocol.Header;
 import dev.relay.protocol.LeaseToken;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * One job handed to a worker under a fresh lease.
@@ -15,6 +17,8 @@ import java.time.Instant;
  * @param enqueuedAt when the job was enqueued
  * @param leaseExpiresAt the lease is valid strictly before this instant
  * @param payload the job body, verified against its stored CRC32C
+ * @param type the job's type, {@code ""} when untyped
+ * @param headers the job's headers, in the order they were enqueued
  */
 public record LeasedJob(
     long jobId,
@@ -25,4 +29,6 @@ public record LeasedJob(
     LeaseToken token,
     Instant enqueuedAt,
     Instant leaseExpiresAt,
-    byte[] payload) {}
+    byte[] payload,
+    String type,
+    List<Header> headers) {}

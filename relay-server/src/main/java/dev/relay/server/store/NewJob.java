@@ -1,6 +1,8 @@
 package dev.relay.server.store;
 
+import dev.relay.protocol.Header;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -13,6 +15,8 @@ import java.util.Objects;
  * @param availableAtOrNull when the job may first be leased; {@code null} means now
  * @param maxAttemptsOrZero leases before the job is dead; 0 means {@code attemptsDefault}
  * @param idempotencyKeyOrNull a repeated key in the same queue returns the existing job
+ * @param type the job's type, {@code ""} when untyped
+ * @param headers the job's headers, in order
  */
 public record NewJob(
     String queue,
@@ -20,7 +24,9 @@ public record NewJob(
     int priority,
     Instant availableAtOrNull,
     int maxAttemptsOrZero,
-    String idempotencyKeyOrNull) {
+    String idempotencyKeyOrNull,
+    String type,
+    List<Header> headers) {
 
   /** Lowest priority class (most urgent). */
   public static final int PRIORITY_MIN = 0;
@@ -31,6 +37,27 @@ public record NewJob(
   public NewJob {
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(payload, "payload");
+    Objects.requireNonNull(type, "type");
+    headers = List.copyOf(headers);
+  }
+
+  /** An untyped job without headers. */
+  public NewJob(
+      String queue,
+      byte[] payload,
+      int priority,
+      Instant availableAtOrNull,
+      int maxAttemptsOrZero,
+      String idempotencyKeyOrNull) {
+    this(
+        queue,
+        payload,
+        priority,
+        availableAtOrNull,
+        maxAttemptsOrZero,
+        idempotencyKeyOrNull,
+        "",
+        List.of());
   }
 
   /** A job due now with the default attempts and no idempotency key. */

@@ -20,7 +20,7 @@ final class Reads {
   private static final String VIEW_COLUMNS =
       "SELECT id, queue, state, priority, attempts, max_attempts, fencing, expiries, failures,"
           + " enqueued_at_ms, available_at_ms, lease_expires_at_ms, finished_at_ms, payload_bytes,"
-          + " last_error, dead_reason, idempotency_key FROM jobs";
+          + " last_error, dead_reason, idempotency_key, type, headers FROM jobs";
   private static final String INSPECT = VIEW_COLUMNS + " WHERE id = ?";
   private static final String DEAD_IN_QUEUE =
       VIEW_COLUMNS
@@ -201,7 +201,9 @@ final class Reads {
         r.getLong(14),
         r.getString(15),
         r.getString(16),
-        r.getString(17));
+        r.getString(17),
+        r.getString(18),
+        StoredHeaders.decode(r.getBytes(19)));
   }
 
   private static Instant instantOrNull(ResultSet r, int column) throws SQLException {

@@ -1,5 +1,6 @@
 package dev.relay.server.store;
 
+import dev.relay.protocol.Headers;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -51,6 +52,19 @@ final class Requests {
     if (at != null && (at.isBefore(Instant.EPOCH) || at.isAfter(AVAILABLE_AT_MAX))) {
       return invalid("availableAt must be in [" + Instant.EPOCH + ", " + AVAILABLE_AT_MAX + "]");
     }
+    if (job.type().length() > StoreLimits.JOB_TYPE_CHARS_MAX
+        || !job.type().chars().allMatch(Requests::isTypeChar)) {
+      return invalid(
+          "a job type must have 0 to "
+              + StoreLimits.JOB_TYPE_CHARS_MAX
+              + " chars of [A-Za-z0-9._:-], had "
+              + job.type().length());
+    }
+    try {
+      Headers.check("headers", job.headers());
+    } catch (IllegalArgumentException e) {
+      return invalid(e.getMessage());
+    }
     String key = job.idempotencyKeyOrNull();
     if (key != null && (key.isEmpty() || key.length() > StoreLimits.IDEMPOTENCY_KEY_CHARS_MAX)) {
       return invalid(
@@ -60,6 +74,16 @@ final class Requests {
               + key.length());
     }
     return null;
+  }
+
+  private static boolean isTypeChar(int c) {
+    return (c >= 'a' && c <= 'z')
+        || (c >= 'A' && c <= 'Z')
+        || (c >= '0' && c <= '9')
+        || c == '.'
+        || c == '_'
+        || c == ':'
+        || c == '-';
   }
 
   static StoreException checkQueue(String queue) {

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -15,7 +16,7 @@ import java.util.List;
  */
 final class Schema {
   /** The version this build writes and understands. */
-  static final int VERSION = 1;
+  static final int VERSION = 2;
 
   /** {@code PRAGMA application_id}: "RLAY", so a foreign SQLite file is recognised. */
   static final int APPLICATION_ID = 0x524c4159;
@@ -25,6 +26,24 @@ final class Schema {
   static final int DONE = JobState.DONE.code;
   static final int DEAD = JobState.DEAD.code;
   static final int CANCELLED = JobState.CANCELLED.code;
+
+  /** The indexes on {@code jobs}; a migration that rebuilds the table creates them again. */
+  private static final List<String> JOBS_INDEXES =
+      List.of(
+          "CREATE INDEX jobs_ready ON jobs (queue, priority, available_at_ms, id)"
+              + " WHERE state = "
+              + READY,
+          "CREATE INDEX jobs_leased ON jobs (lease_expires_at_ms) WHERE state = " + LEASED,
+          "CREATE UNIQUE INDEX jobs_idempotency ON jobs (queue, idempotency_key)"
+              + " WHERE idempotency_key IS NOT NULL",
+          "CREATE INDEX jobs_finished ON jobs (finished_at_ms)"
+              + " WHERE state IN ("
+              + DONE
+              + ", "
+              + CANCELLED
+              + ")",
+          "CREATE INDEX jobs_dead ON jobs (queue, id) WHERE state = " + DEAD,
+          "CREATE INDEX jobs_dead_all ON jobs (id) WHERE state = " + DEAD);
 
   /** Migration i (0-based) takes the file from version i to version i + 1. */
   private static final List<List<String>> MIGRATIONS =
@@ -59,21 +78,65 @@ final class Schema {
                   // Last, so reading the other columns never walks the payload's overflow pages.
                   + " payload BLOB NOT NULL"
                   + ")",
-              "CREATE INDEX jobs_ready ON jobs (queue, priority, available_at_ms, id)"
-                  + " WHERE state = "
-                  + READY,
-              "CREATE INDEX jobs_leased ON jobs (lease_expires_at_ms) WHERE state = " + LEASED,
-              "CREATE UNIQUE INDEX jobs_idempotency ON jobs (queue, idempotency_key)"
-                  + " WHERE idempotency_key IS NOT NULL",
-              "CREATE INDEX jobs_finished ON jobs (finished_at_ms)"
-                  + " WHERE state IN ("
-                  + DONE
-                  + ", "
-                  + CANCELLED
-                  + ")",
-              "CREATE INDEX jobs_dead ON jobs (queue, id) WHERE state = " + DEAD,
-              "CREATE INDEX jobs_dead_all ON jobs (id) WHERE state = " + DEAD,
-              "PRAGMA application_id = " + APPLICATION_ID));
+              JOBS_INDEXES.get(0),
+              JOBS_INDEXES.get(1),
+              JOBS_INDEXES.get(2),
+              JOBS_INDEXES.get(3),
+              JOBS_INDEXES.get(4),
+              JOBS_INDEXES.get(5),
+              "PRAGMA application_id = " + APPLICATION_ID),
+          migrateToTypesAndHeaders());
+
+  /**
+   * Version 2 gives each job a type ({@code ''} when untyped) and its headers (the protocol's
+   * encoding of the header list, {@code NULL} when there are none). {@code ADD COLUMN} would put
+   * them after the payload, so every inspect and dead listing would walk the payload's overflow
+   * pages to reach them; the table is rebuilt with them before the payload instead (SQLite's
+   * documented rebuild: create, copy, drop, rename, index), keeping the AUTOINCREMENT high-water
+   * mark so no id is ever reused.
+   */
+  private static List<String> migrateToTypesAndHeaders() {
+    String carried =
+        "id, queue, state, priority, attempts, max_attempts, fencing, expiries, failures,"
+            + " enqueued_at_ms, available_at_ms, lease_token, lease_expires_at_ms, finished_at_ms,"
+            + " idempotency_key, last_error, dead_reason, payload_bytes, payload_crc32c, payload";
+    List<String> steps = new ArrayList<>();
+    steps.add(
+        "CREATE TABLE jobs_v2 ("
+            + " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+            + " queue TEXT NOT NULL,"
+            + " state INTEGER NOT NULL CHECK (state BETWEEN 0 AND 4),"
+            + " priority INTEGER NOT NULL CHECK (priority BETWEEN 0 AND 3),"
+            + " attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),"
+            + " max_attempts INTEGER NOT NULL CHECK (max_attempts >= 1),"
+            + " fencing INTEGER NOT NULL DEFAULT 0,"
+            + " expiries INTEGER NOT NULL DEFAULT 0,"
+            + " failures INTEGER NOT NULL DEFAULT 0,"
+            + " enqueued_at_ms INTEGER NOT NULL,"
+            + " available_at_ms INTEGER NOT NULL,"
+            + " lease_token BLOB,"
+            + " lease_expires_at_ms INTEGER,"
+            + " finished_at_ms INTEGER,"
+            + " idempotency_key TEXT,"
+            + " last_error TEXT,"
+            + " dead_reason TEXT,"
+            + " type TEXT NOT NULL DEFAULT '',"
+            + " headers BLOB,"
+            + " payload_bytes INTEGER NOT NULL,"
+            + " payload_crc32c INTEGER NOT NULL,"
+            // Last, so reading the other columns never walks the payload's overflow pages.
+            + " payload BLOB NOT NULL"
+            + ")");
+    steps.add("INSERT INTO jobs_v2 (" + carried + ") SELECT " + carried + " FROM jobs");
+    steps.add("DELETE FROM sqlite_sequence WHERE name = 'jobs_v2'");
+    steps.add(
+        "INSERT INTO sqlite_sequence (name, seq)"
+            + " SELECT 'jobs_v2', seq FROM sqlite_sequence WHERE name = 'jobs'");
+    steps.add("DROP TABLE jobs");
+    steps.add("ALTER TABLE jobs_v2 RENAME TO jobs");
+    steps.addAll(JOBS_INDEXES);
+    return List.copyOf(steps);
+  }
 
   private Schema() {}
 

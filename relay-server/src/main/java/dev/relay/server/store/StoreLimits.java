@@ -13,6 +13,9 @@ public final class StoreLimits {
   /** Longest idempotency key, in chars. */
   public static final int IDEMPOTENCY_KEY_CHARS_MAX = 255;
 
+  /** Longest job type, in chars ({@code [A-Za-z0-9._:-]}, so chars are bytes). */
+  public static final int JOB_TYPE_CHARS_MAX = 128;
+
   /** Longest nack error text kept; longer texts are cut here (the start is what matters). */
   public static final int ERROR_TEXT_CHARS_MAX = 4096;
 

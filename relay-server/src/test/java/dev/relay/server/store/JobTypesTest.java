@@ -1,0 +1,203 @@
+package dev.relay.server.store;
+
+import static dev.relay.server.store.TestStores.bytes;
+import static dev.relay.server.store.TestStores.join;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relay.protocol.Header;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A job's type and headers: stored at enqueue, returned by lease, inspect and the dead list, and
+ * read back as untyped for rows written before schema version 2.
+ */
+class JobTypesTest {
+  private static final List<Header> HEADERS =
+      List.of(
+          new Header("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
+          new Header("tenant", "acme ü"),
+          new Header("Tenant", "case matters"));
+
+  @TempDir Path dir;
+  final TestClock clock = new TestClock();
+
+  private static NewJob typed(String queue, String type, List<Header> headers, int maxAttempts) {
+    return new NewJob(queue, bytes("payload"), 0, null, maxAttempts, null, type, headers);
+  }
+
+  @Test
+  void type_and_headers_come_back_in_order_from_lease_inspect_and_the_dead_list() {
+    try (JobStore store = TestStores.open(dir, clock)) {
+      long id = join(store.enqueue(typed("q", "email.send", HEADERS, 1))).jobId();
+
+      JobView ready = TestStores.inspect(store, id);
+      assertThat(ready.type()).isEqualTo("email.send");
+      assertThat(ready.headers()).containsExactlyElementsOf(HEADERS);
+
+      LeasedJob leased = TestStores.leaseOne(store, "q");
+      assertThat(leased.type()).isEqualTo("email.send");
+      assertThat(leased.headers()).containsExactlyElementsOf(HEADERS);
+
+      join(store.nack(id, leased.token(), "boom", Duration.ZERO));
+      JobView dead = join(store.listDead("q", 0, 10)).jobs().get(0);
+      assertThat(dead.state()).isEqualTo(JobState.DEAD);
+      assertThat(dead.type()).isEqualTo("email.send");
+      assertThat(dead.headers()).containsExactlyElementsOf(HEADERS);
+    }
+  }
+
+  @Test
+  void an_untyped_job_without_headers_stores_an_empty_type_and_no_header_bytes() throws Exception {
+    long id;
+    try (JobStore store = TestStores.open(dir, clock)) {
+      id = TestStores.enqueue(store, "q", "p");
+      JobView view = TestStores.inspect(store, id);
+      assertThat(view.type()).isEmpty();
+      assertThat(view.headers()).isEmpty();
+      assertThat(TestStores.leaseOne(store, "q").headers()).isEmpty();
+    }
+    try (Connection c = TestStores.connect(dir);
+        Statement s = c.createStatement();
+        ResultSet r = s.executeQuery("SELECT type, headers IS NULL FROM jobs WHERE id = " + id)) {
+      assertThat(r.next()).isTrue();
+      assertThat(r.getString(1)).isEmpty();
+      assertThat(r.getBoolean(2)).isTrue();
+    }
+  }
+
+  @Test
+  void a_type_outside_the_allowed_characters_is_refused_as_an_invalid_argument() {
+    try (JobStore store = TestStores.open(dir, clock)) {
+      StoreException refusal = TestStores.failure(store.enqueue(typed("q", "a b", List.of(), 0)));
+      assertThat(refusal.code()).isEqualTo(StoreError.INVALID_ARGUMENT);
+      StoreException tooLong =
+          TestStores.failure(
+              store.enqueue(
+                  typed("q", "t".repeat(StoreLimits.JOB_TYPE_CHARS_MAX + 1), List.of(), 0)));
+      assertThat(tooLong.code()).isEqualTo(StoreError.INVALID_ARGUMENT);
+      assertThat(
+              join(store.enqueue(
+                      typed("q", "t".repeat(StoreLimits.JOB_TYPE_CHARS_MAX), HEADERS, 0)))
+                  .created())
+          .isTrue();
+    }
+  }
+
+  @Test
+  void a_lease_counts_type_and_headers_against_its_byte_budget() {
+    try (JobStore store = TestStores.open(dir, clock)) {
+      List<Header> big = new ArrayList<>();
+      for (int i = 0; i < 7; i++) {
+        big.add(new Header("h" + i, "v".repeat(1000)));
+      }
+      join(store.enqueue(typed("q", "t", big, 0)));
+      join(store.enqueue(typed("q", "t", big, 0)));
+      // Each job is 7 bytes of payload, 1 of type and 7 * 1006 + 1 of headers: 7050 in all.
+      LeaseRequest request = new LeaseRequest(List.of("q"), 10, TestStores.LEASE, 10_000);
+      assertThat(join(store.lease(request)).jobs()).hasSize(1);
+      assertThat(join(store.lease(request)).jobs()).hasSize(1);
+    }
+  }
+
+  @Test
+  void rows_written_by_schema_version_1_read_back_untyped_and_ids_are_not_reused()
+      throws Exception {
+    writeVersion1File();
+    try (JobStore store = TestStores.open(dir, clock)) {
+      assertThat(store.recovery().schemaVersionFound()).isEqualTo(1);
+      JobView old = TestStores.inspect(store, 1);
+      assertThat(old.queue()).isEqualTo("q");
+      assertThat(old.idempotencyKey()).isEqualTo("k1");
+      assertThat(old.type()).isEmpty();
+      assertThat(old.headers()).isEmpty();
+
+      LeasedJob leased = TestStores.leaseOne(store, "q");
+      assertThat(leased.jobId()).isEqualTo(1);
+      assertThat(leased.payload()).isEqualTo(bytes("old payload"));
+      assertThat(leased.type()).isEmpty();
+
+      long next = join(store.enqueue(typed("q", "email.send", HEADERS, 0))).jobId();
+      assertThat(next).isEqualTo(6);
+      assertThat(TestStores.inspect(store, next).headers()).containsExactlyElementsOf(HEADERS);
+    }
+    try (Connection c = TestStores.connect(dir);
+        Statement s = c.createStatement()) {
+      assertThat(Sqlite.queryLong(s, "PRAGMA user_version")).isEqualTo(Schema.VERSION);
+      List<String> columns = new ArrayList<>();
+      try (ResultSet r = s.executeQuery("PRAGMA table_info(jobs)")) {
+        while (r.next()) {
+          columns.add(r.getString("name"));
+        }
+      }
+      assertThat(columns).endsWith("type", "headers", "payload_bytes", "payload_crc32c", "payload");
+      assertThat(
+              Sqlite.queryLong(
+                  s,
+                  "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'jobs'"
+                      + " AND name LIKE 'jobs_%'"))
+          .isEqualTo(6);
+    }
+  }
+
+  /**
+   * A file as schema version 1 wrote it: the version 1 DDL, job 1 ready with an idempotency key,
+   * and job 5 enqueued then purged, so the AUTOINCREMENT high-water mark is above every row.
+   */
+  private void writeVersion1File() throws SQLException {
+    try (Connection c = TestStores.connect(dir);
+        Statement s = c.createStatement()) {
+      s.executeUpdate("PRAGMA auto_vacuum = INCREMENTAL");
+      s.executeUpdate(
+          "CREATE TABLE queues (name TEXT NOT NULL PRIMARY KEY,"
+              + " paused INTEGER NOT NULL DEFAULT 0 CHECK (paused IN (0, 1))) WITHOUT ROWID");
+      s.executeUpdate(
+          "CREATE TABLE jobs ("
+              + " id INTEGER PRIMARY KEY AUTOINCREMENT, queue TEXT NOT NULL,"
+              + " state INTEGER NOT NULL CHECK (state BETWEEN 0 AND 4),"
+              + " priority INTEGER NOT NULL CHECK (priority BETWEEN 0 AND 3),"
+              + " attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),"
+              + " max_attempts INTEGER NOT NULL CHECK (max_attempts >= 1),"
+              + " fencing INTEGER NOT NULL DEFAULT 0, expiries INTEGER NOT NULL DEFAULT 0,"
+              + " failures INTEGER NOT NULL DEFAULT 0, enqueued_at_ms INTEGER NOT NULL,"
+              + " available_at_ms INTEGER NOT NULL, lease_token BLOB, lease_expires_at_ms INTEGER,"
+              + " finished_at_ms INTEGER, idempotency_key TEXT, last_error TEXT,"
+              + " dead_reason TEXT, payload_bytes INTEGER NOT NULL,"
+              + " payload_crc32c INTEGER NOT NULL, payload BLOB NOT NULL)");
+      s.executeUpdate(
+          "CREATE INDEX jobs_ready ON jobs (queue, priority, available_at_ms, id)"
+              + " WHERE state = 0");
+      s.executeUpdate("CREATE INDEX jobs_leased ON jobs (lease_expires_at_ms) WHERE state = 1");
+      s.executeUpdate(
+          "CREATE UNIQUE INDEX jobs_idempotency ON jobs (queue, idempotency_key)"
+              + " WHERE idempotency_key IS NOT NULL");
+      s.executeUpdate("CREATE INDEX jobs_finished ON jobs (finished_at_ms) WHERE state IN (2, 4)");
+      s.executeUpdate("CREATE INDEX jobs_dead ON jobs (queue, id) WHERE state = 3");
+      s.executeUpdate("CREATE INDEX jobs_dead_all ON jobs (id) WHERE state = 3");
+      s.executeUpdate("PRAGMA application_id = " + Schema.APPLICATION_ID);
+      s.executeUpdate("INSERT INTO queues (name) VALUES ('q')");
+      java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+      crc.update(bytes("old payload"));
+      s.executeUpdate(
+          "INSERT INTO jobs (id, queue, state, priority, max_attempts, enqueued_at_ms,"
+              + " available_at_ms, idempotency_key, payload_bytes, payload_crc32c, payload)"
+              + " VALUES (1, 'q', 0, 0, 3, 0, 0, 'k1', 11, "
+              + crc.getValue()
+              + ", CAST('old payload' AS BLOB))");
+      s.executeUpdate(
+          "INSERT INTO jobs (id, queue, state, priority, max_attempts, enqueued_at_ms,"
+              + " available_at_ms, payload_bytes, payload_crc32c, payload)"
+              + " VALUES (5, 'q', 2, 0, 3, 0, 0, 0, 0, x'')");
+      s.executeUpdate("DELETE FROM jobs WHERE id = 5");
+      s.executeUpdate("PRAGMA user_version = 1");
+    }
+  }
+}
