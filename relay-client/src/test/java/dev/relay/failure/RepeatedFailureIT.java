@@ -116,8 +116,15 @@ class RepeatedFailureIT {
       assertThat(dead.failures()).isEqualTo(ATTEMPTS);
       assertThat(dead.expiries()).isZero();
       assertThat(dead.deadReason()).contains("handler error");
+      // The handler's failure with its stack trace, as the worker NACKed it.
       assertThat(dead.lastError())
-          .contains("java.lang.IllegalStateException: card declined on attempt " + ATTEMPTS);
+          .hasValueSatisfying(
+              e ->
+                  assertThat(e)
+                      .startsWith(
+                          "java.lang.IllegalStateException: card declined on attempt "
+                              + ATTEMPTS
+                              + "\n\tat dev.relay.failure.RepeatedFailureIT"));
       assertThat(runs).extracting(Run::attempt).containsExactly(1, 2, 3, 4);
       assertBackoffBetweenAttempts(runs, nackedAtMillis);
 

@@ -52,11 +52,12 @@ class LogInjectionSecurityIT {
     byte[] name = queue.getBytes(StandardCharsets.UTF_8);
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     DataOutputStream out = new DataOutputStream(bytes);
-    out.writeInt(ProtocolLimits.FRAME_HEADER_BYTES + 2 + name.length);
+    out.writeInt(ProtocolLimits.FRAME_HEADER_BYTES + 2 + name.length + 1);
     out.writeByte(Opcode.PAUSE.code());
     out.writeInt(requestId);
     out.writeShort(name.length);
     out.write(name);
+    out.writeByte(0); // create: false
     return bytes.toByteArray();
   }
 
