@@ -45,6 +45,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -296,16 +297,23 @@ public final class RelayClient implements AutoCloseable {
   }
 
   /** Everything the server knows about one job; fails with UNKNOWN_JOB when there is none. */
-  public CompletableFuture<JobInfo> inspect(long jobId) {
-    return send(new Inspect(jobId), JobInfo.class, Duration.ZERO);
+  public CompletableFuture<JobDetails> inspect(long jobId) {
+    return send(new Inspect(jobId), JobInfo.class, Duration.ZERO).thenApply(JobDetails::of);
   }
 
   /**
    * One page of dead jobs with ids above {@code afterJobId}, of {@code queue} or of every queue
    * when it is {@link DeadList#ALL_QUEUES}.
    */
-  public CompletableFuture<DeadJobs> deadList(String queue, long afterJobId, int limit) {
-    return send(new DeadList(queue, afterJobId, limit), DeadJobs.class, Duration.ZERO);
+  public CompletableFuture<DeadPage> deadList(String queue, long afterJobId, int limit) {
+    return send(new DeadList(queue, afterJobId, limit), DeadJobs.class, Duration.ZERO)
+        .thenApply(
+            page ->
+                new DeadPage(
+                    page.jobs().stream().map(JobDetails::of).toList(),
+                    page.nextAfterJobId() == DeadJobs.NO_MORE
+                        ? OptionalLong.empty()
+                        : OptionalLong.of(page.nextAfterJobId())));
   }
 
   /**

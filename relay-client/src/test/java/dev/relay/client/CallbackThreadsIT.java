@@ -3,7 +3,6 @@ package dev.relay.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.StatsResult;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,12 +35,12 @@ final class CallbackThreadsIT {
       // The callback, five times: it hung in 4 of 5 runs when futures completed on the
       // loop.
       for (int run = 0; run < 5; run++) {
-        CompletableFuture<JobInfo> inspected =
+        CompletableFuture<JobDetails> inspected =
             client
                 .enqueue("emails", ("run " + run).getBytes())
                 .thenApply(r -> client.inspect(r.jobId()).join());
 
-        JobInfo info = inspected.get(HANG_SECONDS, TimeUnit.SECONDS);
+        JobDetails info = inspected.get(HANG_SECONDS, TimeUnit.SECONDS);
 
         assertThat(info.queue()).isEqualTo("emails");
       }

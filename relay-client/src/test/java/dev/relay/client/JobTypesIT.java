@@ -3,7 +3,6 @@ package dev.relay.client;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.protocol.Header;
-import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobSpec;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -128,7 +127,7 @@ final class JobTypesIT {
             .jobId();
 
     assertThat(take(nacks)).isEqualTo(id + " no handler for job type 'sms.send' on this worker");
-    JobInfo info = awaitDead(client, id);
+    JobDetails info = awaitDead(client, id);
     assertThat(info.lastError()).contains("no handler for job type 'sms.send' on this worker");
     assertThat(info.type()).isEqualTo("sms.send");
     assertThat(handled).isEmpty();
@@ -158,9 +157,11 @@ final class JobTypesIT {
             Map.entry("tenant", "acme ü"),
             Map.entry("Tenant", "upper"),
             Map.entry("content-type", "application/json"));
-    JobInfo info = RelayClient.await(client.inspect(id));
+    JobDetails info = RelayClient.await(client.inspect(id));
     assertThat(info.type()).isEqualTo("t");
-    assertThat(info.headers()).containsExactlyElementsOf(spec.headers());
+    assertThat(info.headers().entrySet())
+        .containsExactlyElementsOf(
+            spec.headers().stream().map(h -> Map.entry(h.name(), h.value())).toList());
   }
 
   @Test
@@ -236,10 +237,10 @@ final class JobTypesIT {
 
     String traceparent = "00-" + "a".repeat(32) + "-" + "b".repeat(16) + "-01";
     for (long id : List.of(single, batch.get(0), batch.get(1))) {
-      JobInfo info = RelayClient.await(client.inspect(id));
-      assertThat(info.headers())
+      JobDetails info = RelayClient.await(client.inspect(id));
+      assertThat(info.headers().entrySet())
           .containsExactly(
-              new Header("traceparent", traceparent), new Header("seen-traceparent", "true"));
+              Map.entry("traceparent", traceparent), Map.entry("seen-traceparent", "true"));
     }
     Job first = take(done);
     assertThat(first.headers()).containsEntry("traceparent", traceparent);
@@ -267,10 +268,10 @@ final class JobTypesIT {
     }
   }
 
-  private static JobInfo awaitDead(RelayClient client, long id) throws InterruptedException {
+  private static JobDetails awaitDead(RelayClient client, long id) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
     while (true) {
-      JobInfo info = RelayClient.await(client.inspect(id));
+      JobDetails info = RelayClient.await(client.inspect(id));
       if (info.state() == dev.relay.protocol.JobState.DEAD) {
         return info;
       }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobState;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -159,7 +158,7 @@ final class WorkerFailuresIT {
     assertThat(interrupted).isTrue();
     assertThat(failures.thrown).first().isInstanceOf(TimeoutException.class);
     assertThat(failures.nacked).containsExactly("handler timed out after 300ms");
-    JobInfo info = RelayClient.await(client.inspect(jobId));
+    JobDetails info = RelayClient.await(client.inspect(jobId));
     assertThat(info.lastError()).hasValue("handler timed out after 300ms");
     assertThat(info.attempts()).isEqualTo(1);
     assertThat(info.state()).isEqualTo(JobState.DEAD);

@@ -2,7 +2,6 @@ package dev.relay.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.JobState;
 import dev.relay.protocol.LeasedJob;
@@ -197,7 +196,7 @@ final class WorkerIT {
 
     assertThat(runs.get()).isEqualTo(1);
     assertThat(recorder.lost).isEmpty();
-    JobInfo info = RelayClient.await(client.inspect(id));
+    JobDetails info = RelayClient.await(client.inspect(id));
     assertThat(info.state()).isEqualTo(JobState.DONE);
     assertThat(info.attempts()).isEqualTo(1);
     assertThat(info.expiries()).isZero();
@@ -233,7 +232,7 @@ final class WorkerIT {
 
     assertThat(handlerSawLoss).isTrue();
     assertThat(recorder.lost).containsKey(id);
-    JobInfo info = RelayClient.await(client.inspect(id));
+    JobDetails info = RelayClient.await(client.inspect(id));
     assertThat(info.state()).isEqualTo(JobState.DONE);
     // Done on the second attempt: the first run's result was never acknowledged.
     assertThat(info.attempts()).isEqualTo(2);

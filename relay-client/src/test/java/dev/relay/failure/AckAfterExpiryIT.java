@@ -3,10 +3,10 @@ package dev.relay.failure;
 import static dev.relay.failure.Refusals.assertRefused;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.client.JobDetails;
 import dev.relay.client.JobSpecs;
 import dev.relay.client.RelayClient;
 import dev.relay.protocol.ErrorCode;
-import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobState;
 import dev.relay.protocol.LeasedJob;
 import java.nio.charset.StandardCharsets;
@@ -56,7 +56,7 @@ class AckAfterExpiryIT {
       JobWaits.untilExpired(a);
 
       // 1. Expired, not yet taken back: the token is right, the time is not.
-      JobInfo expired = RelayClient.await(workerA.inspect(id));
+      JobDetails expired = RelayClient.await(workerA.inspect(id));
       assertThat(expired.state()).isEqualTo(JobState.LEASED);
       assertRefused(ErrorCode.LEASE_EXPIRED, workerA.ack(id, a.token()));
       assertRefused(ErrorCode.LEASE_EXPIRED, workerA.nack(id, a.token(), "late"));
@@ -65,7 +65,7 @@ class AckAfterExpiryIT {
 
       // 2. A LEASE takes the expired lease back; the job waits out its backoff, leased by nobody.
       assertThat(leaseOne(workerB, LONG_LEASE, Duration.ZERO)).isEmpty();
-      JobInfo takenBack = RelayClient.await(workerB.inspect(id));
+      JobDetails takenBack = RelayClient.await(workerB.inspect(id));
       assertThat(takenBack.state()).isEqualTo(JobState.READY);
       assertThat(takenBack.expiries()).isEqualTo(1);
       assertRefused(ErrorCode.NOT_LEASED, workerA.ack(id, a.token()));
@@ -79,7 +79,7 @@ class AckAfterExpiryIT {
       assertThat(RelayClient.await(workerB.inspect(id)).state()).isEqualTo(JobState.LEASED);
 
       RelayClient.await(workerB.ack(id, b.token()));
-      JobInfo done = RelayClient.await(workerB.inspect(id));
+      JobDetails done = RelayClient.await(workerB.inspect(id));
       assertThat(done.state()).isEqualTo(JobState.DONE);
       assertThat(done.attempts()).isEqualTo(2);
       assertRefused(ErrorCode.STALE_TOKEN, workerA.ack(id, a.token()));

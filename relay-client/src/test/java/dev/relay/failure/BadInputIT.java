@@ -2,13 +2,13 @@ package dev.relay.failure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.client.JobDetails;
 import dev.relay.client.RelayClient;
 import dev.relay.protocol.Enqueue;
 import dev.relay.protocol.Enqueued;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.ErrorResponse;
 import dev.relay.protocol.Frame;
-import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.JobState;
 import dev.relay.protocol.LeasedJob;
@@ -229,7 +229,7 @@ class BadInputIT {
       Frame answer = c.read().orElseThrow(() -> new AssertionError("closed instead of answering"));
       assertThat(answer.requestId()).isEqualTo(7);
       assertThat(answer.message()).isInstanceOf(Enqueued.class);
-      JobInfo info = RelayClient.await(good.inspect(((Enqueued) answer.message()).jobId()));
+      JobDetails info = RelayClient.await(good.inspect(((Enqueued) answer.message()).jobId()));
       assertThat(info.queue()).isEqualTo("slow");
       assertThat(info.payloadBytes()).isEqualTo(payload.length);
       answersChecked += 2;
@@ -410,7 +410,7 @@ class BadInputIT {
   private static void checkGoodClient() {
     byte[] payload = ("good-" + answersChecked).getBytes(StandardCharsets.UTF_8);
     long id = RelayClient.await(good.enqueue(GOOD_QUEUE, payload)).jobId();
-    JobInfo info = RelayClient.await(good.inspect(id));
+    JobDetails info = RelayClient.await(good.inspect(id));
     assertThat(info.state()).isEqualTo(JobState.READY);
     assertThat(info.queue()).isEqualTo(GOOD_QUEUE);
     assertThat(info.payloadBytes()).isEqualTo(payload.length);

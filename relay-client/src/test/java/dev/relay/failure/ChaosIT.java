@@ -2,11 +2,11 @@ package dev.relay.failure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.client.JobDetails;
 import dev.relay.failure.HistoryChecker.Violation;
 import dev.relay.failure.HistoryEvent.Verb;
 import dev.relay.failure.RecordingWorker.Fate;
 import dev.relay.failure.RecordingWorker.FatePolicy;
-import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobState;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -76,7 +76,7 @@ final class ChaosIT {
       }
       run.awaitDrained();
       run.stopWorkers();
-      Map<Long, JobInfo> finalJobs = run.inspectAtEnd();
+      Map<Long, JobDetails> finalJobs = run.inspectAtEnd();
       List<HistoryEvent> all = run.history().events();
       List<Violation> violations = HistoryChecker.check(all);
 

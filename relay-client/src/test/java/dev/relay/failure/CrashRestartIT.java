@@ -4,13 +4,13 @@ import static dev.relay.failure.HistoryQueries.grants;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.client.Await;
+import dev.relay.client.JobDetails;
 import dev.relay.failure.HistoryEvent.EnqueueAcked;
 import dev.relay.failure.HistoryEvent.LeaseGranted;
 import dev.relay.failure.HistoryEvent.Settled;
 import dev.relay.failure.HistoryEvent.Verb;
 import dev.relay.failure.RecordingWorker.Fate;
 import dev.relay.protocol.ErrorCode;
-import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobState;
 import dev.relay.protocol.LeaseToken;
 import dev.relay.protocol.StatsResult;
@@ -84,11 +84,11 @@ final class CrashRestartIT {
       run.gate().open();
       run.awaitDrained();
       run.stopWorkers();
-      Map<Long, JobInfo> finalJobs = run.inspectAtEnd();
+      Map<Long, JobDetails> finalJobs = run.inspectAtEnd();
       List<HistoryEvent> all = run.history().events();
 
       assertOldTokensRefused(leases, oldTokens);
-      assertThat(finalJobs.values().stream().mapToLong(JobInfo::expiries).sum())
+      assertThat(finalJobs.values().stream().mapToLong(JobDetails::expiries).sum())
           .as("expiries of all jobs = leases the restart ended, per its log")
           .isEqualTo(recovered);
       assertThat(leases.neverAnsweredJobIds())
@@ -153,7 +153,7 @@ final class CrashRestartIT {
 
   private static long assertAcknowledgedEnqueuesPresent(
       RecordedRun run, List<HistoryEvent> preCrash) {
-    List<CompletableFuture<JobInfo>> answers = new ArrayList<>();
+    List<CompletableFuture<JobDetails>> answers = new ArrayList<>();
     for (HistoryEvent e : preCrash) {
       if (e instanceof EnqueueAcked acked) {
         answers.add(run.admin().client().inspect(acked.jobId()));

@@ -1,5 +1,6 @@
 package dev.relay.failure;
 
+import dev.relay.client.JobDetails;
 import dev.relay.failure.HistoryEvent.EnqueueAcked;
 import dev.relay.failure.HistoryEvent.LeaseGranted;
 import dev.relay.failure.HistoryEvent.Settled;
@@ -7,7 +8,6 @@ import dev.relay.failure.HistoryEvent.SideEffect;
 import dev.relay.failure.HistoryEvent.Verb;
 import dev.relay.protocol.Counter;
 import dev.relay.protocol.ErrorCode;
-import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobState;
 import dev.relay.protocol.StatsResult;
 import java.util.Collection;
@@ -81,7 +81,7 @@ final class HistoryQueries {
         .collect(Collectors.toCollection(TreeSet::new));
   }
 
-  static Map<JobState, Long> byState(Collection<JobInfo> jobs) {
+  static Map<JobState, Long> byState(Collection<JobDetails> jobs) {
     Map<JobState, Long> byState = new EnumMap<>(JobState.class);
     jobs.forEach(j -> byState.merge(j.state(), 1L, Long::sum));
     return byState;

@@ -2,8 +2,8 @@ package dev.relay.failure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.client.JobDetails;
 import dev.relay.client.JobSpecs;
-import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.JobState;
 import dev.relay.protocol.LeasedJob;
@@ -41,15 +41,15 @@ record JobPlan(String queue, int count, int failEvery, int okAttempts, int failA
   }
 
   /** The plan's number of an inspected job, from its idempotency key. */
-  static int indexOf(JobInfo job) {
+  static int indexOf(JobDetails job) {
     String key = job.idempotencyKey().orElseThrow();
     return Integer.parseInt(key.substring(KEY_PREFIX.length()));
   }
 
   /** Asserts one job per key for every key, each done, or dead when meant to fail. */
-  void assertFinishedAsPlanned(Collection<JobInfo> jobs) {
+  void assertFinishedAsPlanned(Collection<JobDetails> jobs) {
     Set<Integer> indices = new HashSet<>();
-    for (JobInfo job : jobs) {
+    for (JobDetails job : jobs) {
       int index = indexOf(job);
       assertThat(indices.add(index)).as("one job per key, job-%d", index).isTrue();
       assertThat(job.state())

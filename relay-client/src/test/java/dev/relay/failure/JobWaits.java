@@ -1,8 +1,8 @@
 package dev.relay.failure;
 
 import dev.relay.client.Await;
+import dev.relay.client.JobDetails;
 import dev.relay.client.RelayClient;
-import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.LeasedJob;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
@@ -14,9 +14,10 @@ final class JobWaits {
   private JobWaits() {}
 
   /** Answers the first view of {@code jobId} that satisfies {@code condition}. */
-  static JobInfo until(RelayClient client, long jobId, Predicate<JobInfo> condition, String what)
+  static JobDetails until(
+      RelayClient client, long jobId, Predicate<JobDetails> condition, String what)
       throws Exception {
-    AtomicReference<JobInfo> last = new AtomicReference<>();
+    AtomicReference<JobDetails> last = new AtomicReference<>();
     try {
       Await.until(
           () -> {

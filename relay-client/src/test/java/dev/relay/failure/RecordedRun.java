@@ -1,10 +1,10 @@
 package dev.relay.failure;
 
 import dev.relay.client.Await;
+import dev.relay.client.JobDetails;
 import dev.relay.failure.HistoryEvent.ServerKilled;
 import dev.relay.failure.RecordingWorker.Fate;
 import dev.relay.failure.RecordingWorker.FatePolicy;
-import dev.relay.protocol.JobInfo;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -124,7 +124,7 @@ final class RecordedRun implements AutoCloseable {
   }
 
   /** Inspects every job the history names and records it; answers them by id. */
-  Map<Long, JobInfo> inspectAtEnd() {
+  Map<Long, JobDetails> inspectAtEnd() {
     return admin.inspectAtEnd(HistoryQueries.jobIdsSeen(history.events()));
   }
 

@@ -1,5 +1,6 @@
 package dev.relay.failure;
 
+import dev.relay.client.JobDetails;
 import dev.relay.client.RelayClient;
 import dev.relay.client.RelayException;
 import dev.relay.failure.HistoryEvent.EnqueueAcked;
@@ -9,7 +10,6 @@ import dev.relay.failure.HistoryEvent.Settled;
 import dev.relay.failure.HistoryEvent.SideEffect;
 import dev.relay.failure.HistoryEvent.Verb;
 import dev.relay.protocol.ErrorCode;
-import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.LeaseToken;
 import dev.relay.protocol.LeasedJob;
@@ -118,19 +118,19 @@ final class RecordingClient implements AutoCloseable {
    * Inspects every job in {@code jobIds} once the run is over and records what it found; answers
    * the jobs the server still knows, by id.
    */
-  Map<Long, JobInfo> inspectAtEnd(List<Long> jobIds) {
-    Map<Long, JobInfo> found = new LinkedHashMap<>();
+  Map<Long, JobDetails> inspectAtEnd(List<Long> jobIds) {
+    Map<Long, JobDetails> found = new LinkedHashMap<>();
     for (int from = 0; from < jobIds.size(); from += INSPECTS_IN_FLIGHT_MAX) {
       List<Long> ids = jobIds.subList(from, Math.min(jobIds.size(), from + INSPECTS_IN_FLIGHT_MAX));
-      List<CompletableFuture<JobInfo>> answers = new ArrayList<>();
+      List<CompletableFuture<JobDetails>> answers = new ArrayList<>();
       ids.forEach(id -> answers.add(client.inspect(id)));
       for (int i = 0; i < ids.size(); i++) {
         long id = ids.get(i);
-        Optional<JobInfo> info = inspected(answers.get(i));
+        Optional<JobDetails> info = inspected(answers.get(i));
         info.ifPresent(j -> found.put(id, j));
         history.record(
             new Inspected(
-                now(), id, info.map(JobInfo::state), info.map(JobInfo::fencing).orElse(0L)));
+                now(), id, info.map(JobDetails::state), info.map(JobDetails::fencing).orElse(0L)));
       }
     }
     return found;
@@ -154,7 +154,7 @@ final class RecordingClient implements AutoCloseable {
     Thread.sleep(20);
   }
 
-  private static Optional<JobInfo> inspected(CompletableFuture<JobInfo> answer) {
+  private static Optional<JobDetails> inspected(CompletableFuture<JobDetails> answer) {
     try {
       return Optional.of(answer.join());
     } catch (CompletionException e) {

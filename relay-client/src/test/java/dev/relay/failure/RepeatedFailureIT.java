@@ -3,13 +3,13 @@ package dev.relay.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.client.Await;
+import dev.relay.client.DeadPage;
 import dev.relay.client.Job;
+import dev.relay.client.JobDetails;
 import dev.relay.client.JobSpecs;
 import dev.relay.client.RelayClient;
 import dev.relay.client.Worker;
 import dev.relay.client.WorkerListener;
-import dev.relay.protocol.DeadJobs;
-import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobState;
 import dev.relay.protocol.QueueStats;
 import java.nio.charset.StandardCharsets;
@@ -72,7 +72,7 @@ class RepeatedFailureIT {
                   job -> {
                     long startedAt = System.currentTimeMillis();
                     long availableAt =
-                        RelayClient.await(client.inspect(job.id())).availableAtMillis();
+                        RelayClient.await(client.inspect(job.id())).availableAt().toEpochMilli();
                     if (fixed.get()) {
                       runs.add(new Run(job.attempt(), startedAt, availableAt, -1));
                       return;
@@ -94,7 +94,7 @@ class RepeatedFailureIT {
               .build();
       worker.start();
 
-      JobInfo beforeRestart =
+      JobDetails beforeRestart =
           JobWaits.until(
               client,
               id,
@@ -111,7 +111,7 @@ class RepeatedFailureIT {
       assertThat(queueStats(client).paused()).isTrue();
       RelayClient.await(client.resume(QUEUE));
 
-      JobInfo dead = JobWaits.until(client, id, j -> j.state() == JobState.DEAD, "dead");
+      JobDetails dead = JobWaits.until(client, id, j -> j.state() == JobState.DEAD, "dead");
       assertThat(dead.attempts()).isEqualTo(ATTEMPTS);
       assertThat(dead.failures()).isEqualTo(ATTEMPTS);
       assertThat(dead.expiries()).isZero();
@@ -128,11 +128,11 @@ class RepeatedFailureIT {
       assertThat(runs).extracting(Run::attempt).containsExactly(1, 2, 3, 4);
       assertBackoffBetweenAttempts(runs, nackedAtMillis);
 
-      DeadJobs deadJobs = RelayClient.await(client.deadList(QUEUE, 0, 10));
+      DeadPage deadJobs = RelayClient.await(client.deadList(QUEUE, 0, 10));
       assertThat(deadJobs.jobs()).containsExactly(dead);
       fixed.set(true);
       assertThat(RelayClient.await(client.deadRequeue(QUEUE, id))).isEqualTo(1);
-      JobInfo done = JobWaits.until(client, id, j -> j.state() == JobState.DONE, "done");
+      JobDetails done = JobWaits.until(client, id, j -> j.state() == JobState.DONE, "done");
       worker.shutdown(Duration.ofSeconds(5));
 
       assertThat(done.attempts()).isEqualTo(1);

@@ -3,12 +3,12 @@ package dev.relay.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.client.Await;
+import dev.relay.client.JobDetails;
 import dev.relay.client.JobSpecs;
 import dev.relay.client.RelayClient;
 import dev.relay.client.RelayException;
 import dev.relay.protocol.EnqueueResult;
 import dev.relay.protocol.ErrorCode;
-import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.JobState;
 import dev.relay.protocol.LeaseToken;
@@ -109,7 +109,7 @@ class ServerCrashMidTransactionIT {
       assertThat(workers).allSatisfy(w -> assertThat(w.unexpected).isEmpty());
       server.restart();
       try (RelayClient checker = server.connect()) {
-        Map<Long, JobInfo> jobs = inspectAll(checker);
+        Map<Long, JobDetails> jobs = inspectAll(checker);
         BatchCounts batches = checkBatches(jobs, producers, frozen);
         WorkCounts work = checkWork(checker, jobs, workIds, workers);
         assertThat(server.log())
@@ -153,17 +153,17 @@ class ServerCrashMidTransactionIT {
    * Every job in the store, by id: the ids below a job enqueued now, since ids only grow. A gap
    * (UNKNOWN_JOB) is allowed; the total must match the server's own counts.
    */
-  private static Map<Long, JobInfo> inspectAll(RelayClient client) {
+  private static Map<Long, JobDetails> inspectAll(RelayClient client) {
     long sentinel = client.enqueueAndWait(JobSpecs.of("sentinel", bytes("after the restart")));
-    Map<Long, JobInfo> jobs = new HashMap<>();
+    Map<Long, JobDetails> jobs = new HashMap<>();
     for (long from = 1; from < sentinel; from += INSPECT_WINDOW) {
-      List<CompletableFuture<JobInfo>> window = new ArrayList<>();
+      List<CompletableFuture<JobDetails>> window = new ArrayList<>();
       for (long id = from; id < Math.min(sentinel, from + INSPECT_WINDOW); id++) {
         window.add(client.inspect(id));
       }
-      for (CompletableFuture<JobInfo> f : window) {
+      for (CompletableFuture<JobDetails> f : window) {
         try {
-          JobInfo job = RelayClient.await(f);
+          JobDetails job = RelayClient.await(f);
           jobs.put(job.jobId(), job);
         } catch (RelayException e) {
           assertThat(e.code()).isEqualTo(ErrorCode.UNKNOWN_JOB);
@@ -182,9 +182,9 @@ class ServerCrashMidTransactionIT {
   private record BatchCounts(int sent, int acked, int landedWithoutReply, int absent) {}
 
   private static BatchCounts checkBatches(
-      Map<Long, JobInfo> jobs, List<BatchLoop> producers, Batch frozen) {
-    Map<String, JobInfo> byKey = new HashMap<>();
-    for (JobInfo job : jobs.values()) {
+      Map<Long, JobDetails> jobs, List<BatchLoop> producers, Batch frozen) {
+    Map<String, JobDetails> byKey = new HashMap<>();
+    for (JobDetails job : jobs.values()) {
       if (job.queue().equals(BATCH_QUEUE)) {
         // Nobody leases this queue, so its jobs are exactly as their enqueue left them.
         assertThat(job.state()).isEqualTo(JobState.READY);
@@ -234,7 +234,7 @@ class ServerCrashMidTransactionIT {
 
   private static WorkCounts checkWork(
       RelayClient checker,
-      Map<Long, JobInfo> jobs,
+      Map<Long, JobDetails> jobs,
       List<Long> workIds,
       List<LeaseAckLoop> workers) {
     Map<Long, LeaseToken> leased = new HashMap<>();
@@ -247,21 +247,21 @@ class ServerCrashMidTransactionIT {
     }
     int endedByRestart = 0;
     for (long id : workIds) {
-      JobInfo job = jobs.get(id);
+      JobDetails job = jobs.get(id);
       assertThat(job).as("acknowledged enqueue of work job %d", id).isNotNull();
       assertThat(job.fencing()).as("fencing of %s", job).isEqualTo(job.attempts());
       if (job.state() == JobState.DONE) {
         assertThat(job.attempts()).as("attempts of %s", job).isEqualTo(1);
         assertThat(job.expiries()).as("expiries of %s", job).isZero();
-        assertThat(job.leaseExpiresAtMillis()).as("lease of %s", job).isEqualTo(JobInfo.TIME_NONE);
-        assertThat(job.finishedAtMillis()).as("finish of %s", job).isNotEqualTo(JobInfo.TIME_NONE);
+        assertThat(job.leaseExpiresAt()).as("lease of %s", job).isEmpty();
+        assertThat(job.finishedAt()).as("finish of %s", job).isPresent();
         assertThat(leased).as("a done job was leased by a worker").containsKey(id);
       } else {
         assertThat(job.state()).as("state of %s", job).isEqualTo(JobState.READY);
         assertThat(ackedOk).as("acknowledged ACKs").doesNotContain(id);
         assertThat(job.expiries()).as("expiries of %s", job).isEqualTo(job.attempts());
-        assertThat(job.leaseExpiresAtMillis()).as("lease of %s", job).isEqualTo(JobInfo.TIME_NONE);
-        assertThat(job.finishedAtMillis()).as("finish of %s", job).isEqualTo(JobInfo.TIME_NONE);
+        assertThat(job.leaseExpiresAt()).as("lease of %s", job).isEmpty();
+        assertThat(job.finishedAt()).as("finish of %s", job).isEmpty();
         endedByRestart += job.expiries();
       }
     }

@@ -3,11 +3,11 @@ package dev.relay.failure;
 import static dev.relay.failure.Refusals.assertRefused;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.client.JobDetails;
 import dev.relay.client.JobSpecs;
 import dev.relay.client.RelayClient;
 import dev.relay.client.Worker;
 import dev.relay.protocol.ErrorCode;
-import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.JobState;
 import dev.relay.protocol.LeasedJob;
@@ -93,13 +93,15 @@ class ServerRestartWithLeasesIT {
       ServerProcess.awaitConnected(oldWorker);
       long restartedBy = System.currentTimeMillis();
       for (long id : retried) {
-        JobInfo job = RelayClient.await(oldWorker.inspect(id));
+        JobDetails job = RelayClient.await(oldWorker.inspect(id));
         assertThat(job.state()).as("state of %s", job).isEqualTo(JobState.READY);
         assertThat(job.attempts()).as("attempts of %s", job).isEqualTo(1);
         assertThat(job.expiries()).as("expiries of %s", job).isEqualTo(1);
-        assertThat(job.availableAtMillis()).as("available at").isLessThanOrEqualTo(restartedBy);
+        assertThat(job.availableAt().toEpochMilli())
+            .as("available at")
+            .isLessThanOrEqualTo(restartedBy);
       }
-      JobInfo dead = RelayClient.await(oldWorker.inspect(lastChance));
+      JobDetails dead = RelayClient.await(oldWorker.inspect(lastChance));
       assertThat(dead.state()).isEqualTo(JobState.DEAD);
       assertThat(dead.deadReason()).contains("lease expired");
       for (LeasedJob lease : held) {

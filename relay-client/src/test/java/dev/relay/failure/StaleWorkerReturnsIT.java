@@ -3,10 +3,10 @@ package dev.relay.failure;
 import static dev.relay.failure.Refusals.assertRefused;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.client.JobDetails;
 import dev.relay.client.JobSpecs;
 import dev.relay.client.RelayClient;
 import dev.relay.protocol.ErrorCode;
-import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobState;
 import dev.relay.protocol.LeaseToken;
 import dev.relay.protocol.LeasedJob;
@@ -57,13 +57,13 @@ class StaleWorkerReturnsIT {
         assertThat(b.fencing()).isGreaterThan(a.fencing());
         assertThat(b.attempt()).isEqualTo(2);
 
-        JobInfo heldByB = RelayClient.await(observer.inspect(id));
+        JobDetails heldByB = RelayClient.await(observer.inspect(id));
         assertEveryLeaseRequestIsStale(workerA, id, a.token());
         assertThat(RelayClient.await(observer.inspect(id))).isEqualTo(heldByB);
       }
 
       try (RelayClient freshA = server.connect()) {
-        JobInfo heldByB = RelayClient.await(observer.inspect(id));
+        JobDetails heldByB = RelayClient.await(observer.inspect(id));
         assertEveryLeaseRequestIsStale(freshA, id, a.token());
         assertThat(RelayClient.await(observer.inspect(id))).isEqualTo(heldByB);
 
@@ -74,7 +74,7 @@ class StaleWorkerReturnsIT {
       try (RelayClient reconnectedB = server.connect()) {
         RelayClient.await(reconnectedB.ack(id, b.token()));
       }
-      JobInfo done = RelayClient.await(observer.inspect(id));
+      JobDetails done = RelayClient.await(observer.inspect(id));
       assertThat(done.state()).isEqualTo(JobState.DONE);
       assertThat(done.attempts()).isEqualTo(2);
       assertThat(done.failures()).isZero();

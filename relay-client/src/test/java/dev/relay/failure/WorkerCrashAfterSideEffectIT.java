@@ -2,12 +2,12 @@ package dev.relay.failure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.client.JobDetails;
 import dev.relay.client.JobHandler;
 import dev.relay.client.JobSpecs;
 import dev.relay.client.RelayClient;
 import dev.relay.client.Worker;
 import dev.relay.protocol.EnqueueResult;
-import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.JobState;
 import java.nio.charset.StandardCharsets;
@@ -60,7 +60,7 @@ class WorkerCrashAfterSideEffectIT {
     try (Ledger ledger = Ledger.open(ledgerFile)) {
       long id = client.enqueueAndWait(JobSpecs.of(queue, payload("invoice-41")));
 
-      JobInfo done =
+      JobDetails done =
           crashAfterEffectThenRunElsewhere(
               queue,
               CrashingWorker.Effect.NAIVE,
@@ -91,7 +91,7 @@ class WorkerCrashAfterSideEffectIT {
       assertThat(retried.jobId()).isEqualTo(first.jobId());
 
       AtomicInteger skipped = new AtomicInteger();
-      JobInfo done =
+      JobDetails done =
           crashAfterEffectThenRunElsewhere(
               queue,
               CrashingWorker.Effect.IDEMPOTENT,
@@ -121,7 +121,7 @@ class WorkerCrashAfterSideEffectIT {
    * ACK; then {@code handler} runs it in this JVM. Answers the job once done, after checking that
    * its lease history shows the crash: two attempts, one expiry, no NACK.
    */
-  private static JobInfo crashAfterEffectThenRunElsewhere(
+  private static JobDetails crashAfterEffectThenRunElsewhere(
       String queue, CrashingWorker.Effect effect, Path ledgerFile, JobHandler handler)
       throws Exception {
     long jobId;
@@ -137,7 +137,7 @@ class WorkerCrashAfterSideEffectIT {
             .handler(handler)
             .build();
     worker.start();
-    JobInfo done = JobWaits.until(client, jobId, j -> j.state() == JobState.DONE, "done");
+    JobDetails done = JobWaits.until(client, jobId, j -> j.state() == JobState.DONE, "done");
     worker.shutdown(Duration.ofSeconds(5));
     assertThat(done.attempts()).isEqualTo(2);
     assertThat(done.expiries()).isEqualTo(1);

@@ -2,10 +2,10 @@ package dev.relay.failure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.client.JobDetails;
 import dev.relay.client.JobSpecs;
 import dev.relay.client.RelayClient;
 import dev.relay.client.Worker;
-import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.JobState;
 import java.nio.charset.StandardCharsets;
@@ -68,13 +68,13 @@ class WorkerCrashBeforeSideEffectIT {
       worker.start();
       crashing.kill();
 
-      List<JobInfo> done = new ArrayList<>();
+      List<JobDetails> done = new ArrayList<>();
       for (long id : ids) {
         done.add(JobWaits.until(client, id, j -> j.state() == JobState.DONE, "done"));
       }
       worker.shutdown(Duration.ofSeconds(5));
 
-      for (JobInfo job : done) {
+      for (JobDetails job : done) {
         assertThat(job.attempts()).as("attempts of %s", job).isEqualTo(2);
         assertThat(job.expiries()).as("expiries of %s", job).isEqualTo(1);
         assertThat(job.failures()).as("failures of %s", job).isZero();

@@ -1,10 +1,10 @@
 package dev.relay.client.cli;
 
+import dev.relay.client.DeadPage;
+import dev.relay.client.JobDetails;
 import dev.relay.client.RelayClient;
-import dev.relay.protocol.DeadJobs;
 import dev.relay.protocol.DeadList;
 import dev.relay.protocol.DeadRequeue;
-import dev.relay.protocol.JobInfo;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -59,42 +59,43 @@ final class DeadCommand implements Callable<Integer> {
     @Override
     public Integer call() {
       try (RelayClient client = dead.relay.connect()) {
-        DeadJobs page = RelayClient.await(client.deadList(queue, afterJobId, limit));
+        DeadPage page = RelayClient.await(client.deadList(queue, afterJobId, limit));
         dead.relay.print(text(page), json(page));
       }
       return ExitCodes.OK;
     }
 
-    private static String text(DeadJobs page) {
+    private static String text(DeadPage page) {
       if (page.jobs().isEmpty()) {
         return "no dead jobs";
       }
       List<List<String>> rows = new ArrayList<>();
       rows.add(List.of("JOB", "QUEUE", "TYPE", "ATTEMPTS", "FINISHED AT", "REASON"));
-      for (JobInfo job : page.jobs()) {
+      for (JobDetails job : page.jobs()) {
         rows.add(
             List.of(
                 Long.toString(job.jobId()),
                 job.queue(),
                 job.type().isEmpty() ? "-" : job.type(),
                 job.attempts() + "/" + job.maxAttempts(),
-                JobInfoView.instant(job.finishedAtMillis()),
+                JobInfoView.instant(job.finishedAt()),
                 oneLine(job.deadReason().or(job::lastError).orElse("-"))));
       }
       String table = Table.render(rows).stripTrailing();
-      return page.nextAfterJobId() == DeadJobs.NO_MORE
+      return page.nextAfterJobId().isEmpty()
           ? table
-          : table + "\nmore: relay dead list --after " + page.nextAfterJobId();
+          : table + "\nmore: relay dead list --after " + page.nextAfterJobId().getAsLong();
     }
 
     private static String oneLine(String s) {
       return s.replaceAll("\\s+", " ");
     }
 
-    private static Map<String, Object> json(DeadJobs page) {
+    private static Map<String, Object> json(DeadPage page) {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("jobs", page.jobs().stream().map(JobInfoView::json).toList());
-      m.put("nextAfterJobId", page.nextAfterJobId());
+      // 0 on the last page, as the protocol's DEAD_JOBS says it
+      m.put("nextAfterJobId", page.nextAfterJobId().orElse(0));
       return m;
     }
   }

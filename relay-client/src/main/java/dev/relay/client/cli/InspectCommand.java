@@ -1,7 +1,7 @@
 package dev.relay.client.cli;
 
+import dev.relay.client.JobDetails;
 import dev.relay.client.RelayClient;
-import dev.relay.protocol.JobInfo;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -21,7 +21,7 @@ final class InspectCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     try (RelayClient client = relay.connect()) {
-      JobInfo job = RelayClient.await(client.inspect(jobId));
+      JobDetails job = RelayClient.await(client.inspect(jobId));
       relay.print(JobInfoView.text(job), JobInfoView.json(job));
     }
     return ExitCodes.OK;

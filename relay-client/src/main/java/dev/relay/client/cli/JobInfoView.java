@@ -1,17 +1,17 @@
 package dev.relay.client.cli;
 
-import dev.relay.protocol.Header;
-import dev.relay.protocol.JobInfo;
+import dev.relay.client.JobDetails;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
-/** How a job's {@link JobInfo} is shown: aligned "field: value" lines, or a JSON object. */
+/** How a job's {@link JobDetails} are shown: aligned "field: value" lines, or a JSON object. */
 final class JobInfoView {
   private JobInfoView() {}
 
-  static Map<String, Object> json(JobInfo job) {
+  static Map<String, Object> json(JobDetails job) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("jobId", job.jobId());
     m.put("queue", job.queue());
@@ -22,24 +22,20 @@ final class JobInfoView {
     m.put("fencing", job.fencing());
     m.put("expiries", job.expiries());
     m.put("failures", job.failures());
-    m.put("enqueuedAtMillis", job.enqueuedAtMillis());
-    m.put("availableAtMillis", job.availableAtMillis());
-    m.put("leaseExpiresAtMillis", time(job.leaseExpiresAtMillis()));
-    m.put("finishedAtMillis", time(job.finishedAtMillis()));
+    m.put("enqueuedAtMillis", job.enqueuedAt().toEpochMilli());
+    m.put("availableAtMillis", job.availableAt().toEpochMilli());
+    m.put("leaseExpiresAtMillis", job.leaseExpiresAt().map(Instant::toEpochMilli).orElse(null));
+    m.put("finishedAtMillis", job.finishedAt().map(Instant::toEpochMilli).orElse(null));
     m.put("payloadBytes", job.payloadBytes());
     m.put("lastError", job.lastError());
     m.put("deadReason", job.deadReason());
     m.put("idempotencyKey", job.idempotencyKey());
     m.put("type", job.type());
-    Map<String, Object> headers = new LinkedHashMap<>();
-    for (Header header : job.headers()) {
-      headers.put(header.name(), header.value());
-    }
-    m.put("headers", headers);
+    m.put("headers", job.headers());
     return m;
   }
 
-  static String text(JobInfo job) {
+  static String text(JobDetails job) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("job", job.jobId());
     m.put("queue", job.queue());
@@ -49,10 +45,10 @@ final class JobInfoView {
     m.put("fencing", job.fencing());
     m.put("expiries", job.expiries());
     m.put("failures", job.failures());
-    m.put("enqueued at", instant(job.enqueuedAtMillis()));
-    m.put("available at", instant(job.availableAtMillis()));
-    m.put("lease expires at", instant(job.leaseExpiresAtMillis()));
-    m.put("finished at", instant(job.finishedAtMillis()));
+    m.put("enqueued at", job.enqueuedAt());
+    m.put("available at", job.availableAt());
+    m.put("lease expires at", instant(job.leaseExpiresAt()));
+    m.put("finished at", instant(job.finishedAt()));
     m.put("payload", job.payloadBytes() + " bytes");
     m.put("last error", job.lastError().orElse("-"));
     m.put("dead reason", job.deadReason().orElse("-"));
@@ -61,9 +57,7 @@ final class JobInfoView {
     if (job.headers().isEmpty()) {
       m.put("headers", "-");
     }
-    for (Header header : job.headers()) {
-      m.put("header " + header.name(), printable(header.value()));
-    }
+    job.headers().forEach((name, value) -> m.put("header " + name, printable(value)));
     int width = m.keySet().stream().mapToInt(String::length).max().orElse(0);
     StringBuilder out = new StringBuilder();
     m.forEach(
@@ -93,11 +87,7 @@ final class JobInfoView {
     return out.toString();
   }
 
-  private static Object time(long millis) {
-    return millis == JobInfo.TIME_NONE ? null : millis;
-  }
-
-  static String instant(long millis) {
-    return millis == JobInfo.TIME_NONE ? "-" : Instant.ofEpochMilli(millis).toString();
+  static String instant(Optional<Instant> time) {
+    return time.map(Instant::toString).orElse("-");
   }
 }

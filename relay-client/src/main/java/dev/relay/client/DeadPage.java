@@ -1,0 +1,34 @@
+package dev.relay.client;
+
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * One page of dead jobs from {@link RelayClient#deadList}, in job id order, and where the next page
+ * starts. A page may hold fewer jobs than asked for (the server keeps each answer within its frame
+ * cap); only an empty {@link #nextAfterJobId()} means the list is complete.
+ */
+public final class DeadPage {
+  private final List<JobDetails> jobs;
+  private final OptionalLong nextAfterJobId;
+
+  DeadPage(List<JobDetails> jobs, OptionalLong nextAfterJobId) {
+    this.jobs = List.copyOf(jobs);
+    this.nextAfterJobId = nextAfterJobId;
+  }
+
+  /** The jobs of this page. */
+  public List<JobDetails> jobs() {
+    return jobs;
+  }
+
+  /** The {@code afterJobId} to ask for the next page with; empty on the last page. */
+  public OptionalLong nextAfterJobId() {
+    return nextAfterJobId;
+  }
+
+  @Override
+  public String toString() {
+    return "DeadPage[jobs=" + jobs.size() + ", nextAfterJobId=" + nextAfterJobId + "]";
+  }
+}
