@@ -28,6 +28,18 @@ public final class DeadPage {
   }
 
   @Override
+  public boolean equals(Object o) {
+    return o instanceof DeadPage other
+        && jobs.equals(other.jobs)
+        && nextAfterJobId.equals(other.nextAfterJobId);
+  }
+
+  @Override
+  public int hashCode() {
+    return jobs.hashCode() * 31 + nextAfterJobId.hashCode();
+  }
+
+  @Override
   public String toString() {
     return "DeadPage[jobs=" + jobs.size() + ", nextAfterJobId=" + nextAfterJobId + "]";
   }

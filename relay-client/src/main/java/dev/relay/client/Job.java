@@ -11,10 +11,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * One leased job as a {@link JobHandler} sees it: its identity, type, headers, payload and lease.
- * The lease is renewed in the background while the handler runs; {@link #leaseLost()} turns true,
- * and {@link #onLeaseLost()} completes, when it no longer is (renewal refused, or released at
- * shutdown).
+ * One leased job: its identity, type, headers, payload and lease, as a {@link JobHandler} sees it
+ * and as {@link RelayClient#lease} returns it.
+ *
+ * <p>Run by a {@link Worker}, the lease is renewed in the background while the handler runs; {@link
+ * #leaseLost()} turns true, and {@link #onLeaseLost()} completes, when it no longer is (renewal
+ * refused, or released at shutdown). A job from {@link RelayClient#lease} is nobody's to renew but
+ * the caller's, who settles it with its {@link #token()}; its {@link #leaseLost()} stays false.
  */
 public final class Job {
   private final LeasedJob leased;
@@ -95,7 +98,11 @@ public final class Job {
     return lost.minimalCompletionStage();
   }
 
-  LeaseToken token() {
+  /**
+   * The fencing token of this lease, which ACK, NACK, RELEASE and RENEW must present; a secret of
+   * this lease, never logged by the client.
+   */
+  public LeaseToken token() {
     return leased.token();
   }
 

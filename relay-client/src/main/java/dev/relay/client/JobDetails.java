@@ -137,6 +137,17 @@ public final class JobDetails {
         : Optional.of(Instant.ofEpochMilli(millis));
   }
 
+  /** Equal when every field is: the same job in the same state, read at two moments. */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof JobDetails other && info.equals(other.info);
+  }
+
+  @Override
+  public int hashCode() {
+    return info.hashCode();
+  }
+
   @Override
   public String toString() {
     return "JobDetails[jobId="

@@ -1,7 +1,6 @@
 package dev.relay.client;
 
 import dev.relay.protocol.ErrorCode;
-import dev.relay.protocol.LeasedJob;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
@@ -60,9 +59,9 @@ final class JobRun {
   private boolean serverDone;
   private boolean finishing;
 
-  JobRun(Worker worker, LeasedJob leased) {
+  JobRun(Worker worker, Job job) {
     this.worker = worker;
-    this.job = new Job(leased);
+    this.job = job;
   }
 
   Job job() {

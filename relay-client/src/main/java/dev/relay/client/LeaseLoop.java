@@ -1,6 +1,5 @@
 package dev.relay.client;
 
-import dev.relay.protocol.LeasedJob;
 import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.Welcome;
 import java.time.Duration;
@@ -67,7 +66,7 @@ final class LeaseLoop {
         .whenComplete((jobs, error) -> onLeased(maxJobs, waitMillis, jobs, error));
   }
 
-  private void onLeased(int asked, long waitMillis, List<LeasedJob> jobs, Throwable error) {
+  private void onLeased(int asked, long waitMillis, List<Job> jobs, Throwable error) {
     if (error != null) {
       permits.release(asked);
       leasing.set(false);
@@ -87,13 +86,13 @@ final class LeaseLoop {
       return;
     }
     failures = 0;
-    List<LeasedJob> accepted = jobs.size() > asked ? jobs.subList(0, asked) : jobs;
-    for (LeasedJob extra : jobs.subList(accepted.size(), jobs.size())) {
-      log.warn("server leased more jobs than asked for; releasing job {}", extra.jobId());
-      worker.client().release(extra.jobId(), extra.token());
+    List<Job> accepted = jobs.size() > asked ? jobs.subList(0, asked) : jobs;
+    for (Job extra : jobs.subList(accepted.size(), jobs.size())) {
+      log.warn("server leased more jobs than asked for; releasing job {}", extra.id());
+      worker.client().release(extra.id(), extra.token());
     }
     permits.release(asked - accepted.size());
-    for (LeasedJob job : accepted) {
+    for (Job job : accepted) {
       worker.startJob(job);
     }
     leasing.set(false);

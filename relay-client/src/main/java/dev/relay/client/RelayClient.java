@@ -21,7 +21,6 @@ import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.Lease;
 import dev.relay.protocol.LeaseToken;
 import dev.relay.protocol.Leased;
-import dev.relay.protocol.LeasedJob;
 import dev.relay.protocol.Nack;
 import dev.relay.protocol.Ok;
 import dev.relay.protocol.Pause;
@@ -244,12 +243,15 @@ public final class RelayClient implements AutoCloseable {
   /**
    * Leases up to {@code maxJobs} jobs from {@code queues}, waiting up to {@code wait} for one to be
    * available; completes with no job when the wait ended without one. The request timeout is
-   * extended by {@code wait}.
+   * extended by {@code wait}. Nothing renews these leases: settle each job with {@link #ack},
+   * {@link #nack}, {@link #release} or {@link #renew} and its {@link Job#token()} before {@link
+   * Job#leaseExpiresAt()}, or use a {@link Worker}, which does all of that.
    */
-  public CompletableFuture<List<LeasedJob>> lease(
+  public CompletableFuture<List<Job>> lease(
       List<String> queues, int maxJobs, Duration leaseDuration, Duration wait) {
     Lease lease = new Lease(queues, maxJobs, leaseDuration.toMillis(), wait.toMillis());
-    return send(lease, Leased.class, wait).thenApply(Leased::jobs);
+    return send(lease, Leased.class, wait)
+        .thenApply(leased -> leased.jobs().stream().map(Job::new).toList());
   }
 
   /** Reports a leased job done. Fails with STALE_TOKEN or LEASE_EXPIRED when the lease is gone. */

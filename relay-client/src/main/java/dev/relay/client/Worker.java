@@ -1,6 +1,5 @@
 package dev.relay.client;
 
-import dev.relay.protocol.LeasedJob;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -251,9 +250,9 @@ public final class Worker implements AutoCloseable {
   }
 
   /** Takes a freshly leased job, holding one permit; a stopping worker gives it straight back. */
-  void startJob(LeasedJob leased) {
+  void startJob(Job leased) {
     if (!isRunning()) {
-      client.release(leased.jobId(), leased.token());
+      client.release(leased.id(), leased.token());
       permits.release();
       return;
     }

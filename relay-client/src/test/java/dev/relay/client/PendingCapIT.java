@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relay.protocol.ErrorCode;
-import dev.relay.protocol.LeasedJob;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -26,9 +25,9 @@ final class PendingCapIT {
         RelayClient capped = RelayClient.connect(server.options().pendingRequestsMax(2).build());
         RelayClient producer = server.connect()) {
       Duration wait = Duration.ofSeconds(30);
-      CompletableFuture<List<LeasedJob>> first =
+      CompletableFuture<List<Job>> first =
           capped.lease(List.of("cap"), 1, Duration.ofSeconds(5), wait);
-      CompletableFuture<List<LeasedJob>> second =
+      CompletableFuture<List<Job>> second =
           capped.lease(List.of("cap"), 1, Duration.ofSeconds(5), wait);
 
       CompletableFuture<?> third = capped.stats();

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.JobState;
-import dev.relay.protocol.LeasedJob;
 import dev.relay.protocol.QueueStats;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -308,9 +307,9 @@ final class WorkerIT {
     assertThat(took).isLessThan(Duration.ofMillis(1500));
     assertThat(report).isEqualTo(new ShutdownReport(0, 3, 0));
     assertThat(recorder.released).containsExactlyInAnyOrderElementsOf(ids);
-    List<LeasedJob> again =
+    List<Job> again =
         RelayClient.await(client.lease(List.of("stop"), 3, SHORT_LEASE, Duration.ZERO));
-    assertThat(again).extracting(LeasedJob::jobId).containsExactlyInAnyOrderElementsOf(ids);
-    assertThat(again).extracting(LeasedJob::attempt).containsOnly(1);
+    assertThat(again).extracting(Job::id).containsExactlyInAnyOrderElementsOf(ids);
+    assertThat(again).extracting(Job::attempt).containsOnly(1);
   }
 }

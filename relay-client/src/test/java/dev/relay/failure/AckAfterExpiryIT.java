@@ -3,12 +3,12 @@ package dev.relay.failure;
 import static dev.relay.failure.Refusals.assertRefused;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.client.Job;
 import dev.relay.client.JobDetails;
 import dev.relay.client.JobSpecs;
 import dev.relay.client.RelayClient;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.JobState;
-import dev.relay.protocol.LeasedJob;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,7 +52,7 @@ class AckAfterExpiryIT {
         RelayClient workerA = server.connect();
         RelayClient workerB = server.connect()) {
       long id = workerA.enqueueAndWait(JobSpecs.of(QUEUE, bytes("report-7")));
-      LeasedJob a = leaseOne(workerA, SHORT_LEASE, Duration.ZERO).orElseThrow();
+      Job a = leaseOne(workerA, SHORT_LEASE, Duration.ZERO).orElseThrow();
       JobWaits.untilExpired(a);
 
       // 1. Expired, not yet taken back: the token is right, the time is not.
@@ -71,8 +71,8 @@ class AckAfterExpiryIT {
       assertRefused(ErrorCode.NOT_LEASED, workerA.ack(id, a.token()));
 
       // 3. B holds it now: A's token is stale.
-      LeasedJob b = leaseOne(workerB, LONG_LEASE, Duration.ofSeconds(30)).orElseThrow();
-      assertThat(b.jobId()).isEqualTo(id);
+      Job b = leaseOne(workerB, LONG_LEASE, Duration.ofSeconds(30)).orElseThrow();
+      assertThat(b.id()).isEqualTo(id);
       assertThat(b.attempt()).isEqualTo(2);
       assertThat(b.fencing()).isGreaterThan(a.fencing());
       assertRefused(ErrorCode.STALE_TOKEN, workerA.ack(id, a.token()));
@@ -91,8 +91,8 @@ class AckAfterExpiryIT {
     }
   }
 
-  private static Optional<LeasedJob> leaseOne(RelayClient client, Duration lease, Duration wait) {
-    List<LeasedJob> jobs = RelayClient.await(client.lease(List.of(QUEUE), 1, lease, wait));
+  private static Optional<Job> leaseOne(RelayClient client, Duration lease, Duration wait) {
+    List<Job> jobs = RelayClient.await(client.lease(List.of(QUEUE), 1, lease, wait));
     return jobs.stream().findFirst();
   }
 

@@ -2,6 +2,7 @@ package dev.relay.failure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.client.Job;
 import dev.relay.client.JobDetails;
 import dev.relay.client.RelayClient;
 import dev.relay.protocol.Enqueue;
@@ -11,7 +12,6 @@ import dev.relay.protocol.ErrorResponse;
 import dev.relay.protocol.Frame;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.JobState;
-import dev.relay.protocol.LeasedJob;
 import dev.relay.protocol.Message;
 import dev.relay.protocol.Payload;
 import dev.relay.protocol.ProtocolLimits;
@@ -414,11 +414,11 @@ class BadInputIT {
     assertThat(info.state()).isEqualTo(JobState.READY);
     assertThat(info.queue()).isEqualTo(GOOD_QUEUE);
     assertThat(info.payloadBytes()).isEqualTo(payload.length);
-    List<LeasedJob> leased =
+    List<Job> leased =
         RelayClient.await(
             good.lease(List.of(GOOD_QUEUE), 2, Duration.ofSeconds(30), Duration.ZERO));
-    assertThat(leased).extracting(LeasedJob::jobId).containsExactly(id);
-    assertThat(leased.get(0).payload().toBytes()).isEqualTo(payload);
+    assertThat(leased).extracting(Job::id).containsExactly(id);
+    assertThat(leased.get(0).payload()).isEqualTo(payload);
     RelayClient.await(good.ack(id, leased.get(0).token()));
     answersChecked += 4;
   }

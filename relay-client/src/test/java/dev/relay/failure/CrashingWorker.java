@@ -1,8 +1,8 @@
 package dev.relay.failure;
 
 import dev.relay.client.ClientOptions;
+import dev.relay.client.Job;
 import dev.relay.client.RelayClient;
-import dev.relay.protocol.LeasedJob;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,15 +46,15 @@ public final class CrashingWorker {
         ClientOptions.builder("127.0.0.1", port).clientName("crashing-worker").build();
     try (RelayClient client = RelayClient.connect(options);
         Ledger ledger = Ledger.open(ledgerFile)) {
-      List<LeasedJob> jobs =
+      List<Job> jobs =
           RelayClient.await(client.lease(List.of(queue), maxJobs, lease, Duration.ofSeconds(30)));
-      for (LeasedJob job : jobs) {
+      for (Job job : jobs) {
         switch (effect) {
           case NONE -> {}
-          case NAIVE -> ledger.recordEffect(job.jobId(), job.attempt());
-          case IDEMPOTENT -> ledger.recordEffectOnce(job.jobId(), job.attempt());
+          case NAIVE -> ledger.recordEffect(job.id(), job.attempt());
+          case IDEMPOTENT -> ledger.recordEffectOnce(job.id(), job.attempt());
         }
-        System.out.println(JOB_LINE + job.jobId() + " attempt " + job.attempt());
+        System.out.println(JOB_LINE + job.id() + " attempt " + job.attempt());
       }
       System.out.println(HOLDING_LINE + jobs.size());
       System.out.flush();

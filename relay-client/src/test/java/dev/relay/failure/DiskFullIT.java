@@ -2,12 +2,12 @@ package dev.relay.failure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.client.Job;
 import dev.relay.client.RelayClient;
 import dev.relay.client.RelayException;
 import dev.relay.protocol.EnqueueResult;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.JobState;
-import dev.relay.protocol.LeasedJob;
 import dev.relay.protocol.QueueStats;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -131,16 +131,15 @@ class DiskFullIT {
 
   private static String leaseOutcome(RelayClient client, Map<Long, Integer> acknowledged) {
     Optional<RelayException> failure;
-    CompletableFuture<List<LeasedJob>> lease =
-        client.lease(List.of(QUEUE), 1, LEASE, Duration.ZERO);
+    CompletableFuture<List<Job>> lease = client.lease(List.of(QUEUE), 1, LEASE, Duration.ZERO);
     failure = refusal(lease);
     if (failure.isPresent()) {
       assertFullDisk(failure.get());
       return "refused with STORE_UNAVAILABLE (retryable)";
     }
-    LeasedJob job = lease.join().get(0);
-    assertThat(number(job)).isEqualTo(acknowledged.get(job.jobId()));
-    RelayClient.await(client.release(job.jobId(), job.token()));
+    Job job = lease.join().get(0);
+    assertThat(number(job)).isEqualTo(acknowledged.get(job.id()));
+    RelayClient.await(client.release(job.id(), job.token()));
     return "granted and released";
   }
 
@@ -148,16 +147,15 @@ class DiskFullIT {
   private static Map<Long, Integer> drain(RelayClient client) {
     Map<Long, Integer> delivered = new HashMap<>();
     while (true) {
-      List<LeasedJob> jobs =
-          RelayClient.await(client.lease(List.of(QUEUE), 100, LEASE, Duration.ZERO));
+      List<Job> jobs = RelayClient.await(client.lease(List.of(QUEUE), 100, LEASE, Duration.ZERO));
       if (jobs.isEmpty()) {
         return delivered;
       }
-      for (LeasedJob job : jobs) {
-        assertThat(delivered.put(job.jobId(), number(job)))
-            .as("job %d delivered twice", job.jobId())
+      for (Job job : jobs) {
+        assertThat(delivered.put(job.id(), number(job)))
+            .as("job %d delivered twice", job.id())
             .isNull();
-        RelayClient.await(client.ack(job.jobId(), job.token()));
+        RelayClient.await(client.ack(job.id(), job.token()));
       }
     }
   }
@@ -198,8 +196,8 @@ class DiskFullIT {
     return payload;
   }
 
-  private static int number(LeasedJob job) {
-    String text = new String(job.payload().toBytes(), StandardCharsets.US_ASCII);
+  private static int number(Job job) {
+    String text = new String(job.payload(), StandardCharsets.US_ASCII);
     return Integer.parseInt(text.substring(0, text.indexOf(';')));
   }
 }

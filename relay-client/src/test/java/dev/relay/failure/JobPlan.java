@@ -2,11 +2,11 @@ package dev.relay.failure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.client.Job;
 import dev.relay.client.JobDetails;
 import dev.relay.client.JobSpecs;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.JobState;
-import dev.relay.protocol.LeasedJob;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.HashSet;
@@ -35,9 +35,8 @@ record JobPlan(String queue, int count, int failEvery, int okAttempts, int failA
     return i % failEvery == 0;
   }
 
-  static boolean meantToFail(LeasedJob job) {
-    return new String(job.payload().toBytes(), StandardCharsets.UTF_8)
-        .startsWith(FAILING_PAYLOAD_PREFIX);
+  static boolean meantToFail(Job job) {
+    return new String(job.payload(), StandardCharsets.UTF_8).startsWith(FAILING_PAYLOAD_PREFIX);
   }
 
   /** The plan's number of an inspected job, from its idempotency key. */

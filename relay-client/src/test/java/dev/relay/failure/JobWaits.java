@@ -1,9 +1,9 @@
 package dev.relay.failure;
 
 import dev.relay.client.Await;
+import dev.relay.client.Job;
 import dev.relay.client.JobDetails;
 import dev.relay.client.RelayClient;
-import dev.relay.protocol.LeasedJob;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 
@@ -35,9 +35,9 @@ final class JobWaits {
    * Waits until this machine's clock, which the server process reads too, has passed the expiry of
    * {@code lease}: from then on the server treats the lease as expired.
    */
-  static void untilExpired(LeasedJob lease) throws Exception {
+  static void untilExpired(Job lease) throws Exception {
     Await.until(
-        () -> System.currentTimeMillis() > lease.leaseExpiresAtMillis(),
-        "the clock to pass the expiry of the lease on job " + lease.jobId());
+        () -> System.currentTimeMillis() > lease.leaseExpiresAt().toEpochMilli(),
+        "the clock to pass the expiry of the lease on job " + lease.id());
   }
 }

@@ -2,8 +2,8 @@ package dev.relay.failure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.client.Job;
 import dev.relay.client.RelayClient;
-import dev.relay.protocol.LeasedJob;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,10 +35,10 @@ class KillRestartIT {
       assertThat(server.port()).isEqualTo(port);
       assertThat(server.pid()).isNotEqualTo(firstPid);
       ServerProcess.awaitConnected(client);
-      List<LeasedJob> leased =
+      List<Job> leased =
           RelayClient.await(
               client.lease(List.of("q"), 1, Duration.ofSeconds(30), Duration.ofSeconds(10)));
-      assertThat(leased).extracting(LeasedJob::jobId).containsExactly(jobId);
+      assertThat(leased).extracting(Job::id).containsExactly(jobId);
       assertThat(server.log()).contains("listening on 127.0.0.1:" + port);
     }
   }

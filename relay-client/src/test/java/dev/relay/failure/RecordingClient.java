@@ -1,5 +1,6 @@
 package dev.relay.failure;
 
+import dev.relay.client.Job;
 import dev.relay.client.JobDetails;
 import dev.relay.client.RelayClient;
 import dev.relay.client.RelayException;
@@ -12,7 +13,6 @@ import dev.relay.failure.HistoryEvent.Verb;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.LeaseToken;
-import dev.relay.protocol.LeasedJob;
 import dev.relay.protocol.QueueStats;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -58,7 +58,7 @@ final class RecordingClient implements AutoCloseable {
   }
 
   /** Leases from one queue; every job granted is recorded before the future completes. */
-  CompletableFuture<List<LeasedJob>> lease(
+  CompletableFuture<List<Job>> lease(
       String queue, int maxJobs, Duration leaseDuration, Duration wait) {
     long leaseMillis = leaseDuration.toMillis();
     return client
@@ -66,24 +66,19 @@ final class RecordingClient implements AutoCloseable {
         .thenApply(
             jobs -> {
               long at = now();
-              for (LeasedJob job : jobs) {
-                long expires = job.leaseExpiresAtMillis();
+              for (Job job : jobs) {
+                long expires = job.leaseExpiresAt().toEpochMilli();
                 history.record(
                     new LeaseGranted(
-                        at,
-                        job.jobId(),
-                        job.token(),
-                        job.fencing(),
-                        expires - leaseMillis,
-                        expires));
+                        at, job.id(), job.token(), job.fencing(), expires - leaseMillis, expires));
               }
               return jobs;
             });
   }
 
   /** The handler's side effect for {@code job}: in these tests, recording that it ran. */
-  void sideEffect(LeasedJob job) {
-    history.record(new SideEffect(now(), job.jobId(), job.token()));
+  void sideEffect(Job job) {
+    history.record(new SideEffect(now(), job.id(), job.token()));
   }
 
   CompletableFuture<Optional<ErrorCode>> ack(long jobId, LeaseToken token) {

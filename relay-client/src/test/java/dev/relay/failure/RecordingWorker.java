@@ -1,8 +1,8 @@
 package dev.relay.failure;
 
+import dev.relay.client.Job;
 import dev.relay.client.RelayException;
 import dev.relay.protocol.ErrorCode;
-import dev.relay.protocol.LeasedJob;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -41,7 +41,7 @@ final class RecordingWorker implements Callable<Void> {
   /** Chooses each job's fate; called on the worker's own thread only. */
   @FunctionalInterface
   interface FatePolicy {
-    Fate fate(LeasedJob job);
+    Fate fate(Job job);
   }
 
   /** How the worker leases. */
@@ -97,7 +97,7 @@ final class RecordingWorker implements Callable<Void> {
   }
 
   private void leaseAndRun() throws InterruptedException {
-    List<LeasedJob> jobs;
+    List<Job> jobs;
     try {
       jobs =
           client
@@ -115,15 +115,15 @@ final class RecordingWorker implements Callable<Void> {
     List<CompletableFuture<Optional<ErrorCode>>> answers = new ArrayList<>();
     boolean crashed = false;
     for (int i = 0; i < jobs.size() && !crashed; i++) {
-      LeasedJob job = jobs.get(i);
+      Job job = jobs.get(i);
       Fate fate = policy.fate(job);
       fates.merge(fate, 1, Integer::sum);
       switch (fate) {
         case ACK -> {
           client.sideEffect(job);
-          answers.add(client.ack(job.jobId(), job.token()));
+          answers.add(client.ack(job.id(), job.token()));
         }
-        case NACK -> answers.add(client.nack(job.jobId(), job.token()));
+        case NACK -> answers.add(client.nack(job.id(), job.token()));
         case DROP_BEFORE_SIDE_EFFECT -> {}
         case DROP_AFTER_SIDE_EFFECT -> client.sideEffect(job);
         case CLOSE_CLIENT -> {

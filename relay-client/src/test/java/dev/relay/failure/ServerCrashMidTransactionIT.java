@@ -3,6 +3,7 @@ package dev.relay.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.client.Await;
+import dev.relay.client.Job;
 import dev.relay.client.JobDetails;
 import dev.relay.client.JobSpecs;
 import dev.relay.client.RelayClient;
@@ -12,7 +13,6 @@ import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.JobState;
 import dev.relay.protocol.LeaseToken;
-import dev.relay.protocol.LeasedJob;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -394,18 +394,18 @@ class ServerCrashMidTransactionIT {
               });
     }
 
-    private void ackAll(List<LeasedJob> jobs) {
+    private void ackAll(List<Job> jobs) {
       AtomicInteger unanswered = new AtomicInteger(jobs.size());
-      for (LeasedJob job : jobs) {
-        leased.put(job.jobId(), job.token());
+      for (Job job : jobs) {
+        leased.put(job.id(), job.token());
         acksSent.incrementAndGet();
         outstanding.incrementAndGet();
         client
-            .ack(job.jobId(), job.token())
+            .ack(job.id(), job.token())
             .whenComplete(
                 (ok, error) -> {
                   if (error == null) {
-                    ackedOk.add(job.jobId());
+                    ackedOk.add(job.id());
                   } else {
                     cutOff(error);
                   }

@@ -3,6 +3,7 @@ package dev.relay.failure;
 import static dev.relay.failure.Refusals.assertRefused;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.client.Job;
 import dev.relay.client.JobDetails;
 import dev.relay.client.JobSpecs;
 import dev.relay.client.RelayClient;
@@ -10,7 +11,6 @@ import dev.relay.client.Worker;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.JobState;
-import dev.relay.protocol.LeasedJob;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -75,7 +75,7 @@ class ServerRestartWithLeasesIT {
       List<Long> retried = enqueue(oldWorker, queue);
       long lastChance =
           oldWorker.enqueueAndWait(JobSpecs.builder(queue, bytes("last")).maxAttempts(1).build());
-      List<LeasedJob> held =
+      List<Job> held =
           RelayClient.await(
               oldWorker.lease(
                   List.of(queue), RETRIED_JOBS + 1, Duration.ofSeconds(30), Duration.ZERO));
@@ -104,20 +104,20 @@ class ServerRestartWithLeasesIT {
       JobDetails dead = RelayClient.await(oldWorker.inspect(lastChance));
       assertThat(dead.state()).isEqualTo(JobState.DEAD);
       assertThat(dead.deadReason()).contains("lease expired");
-      for (LeasedJob lease : held) {
-        assertRefused(ErrorCode.NOT_LEASED, oldWorker.ack(lease.jobId(), lease.token()));
+      for (Job lease : held) {
+        assertRefused(ErrorCode.NOT_LEASED, oldWorker.ack(lease.id(), lease.token()));
         assertRefused(
             ErrorCode.NOT_LEASED,
-            oldWorker.renew(lease.jobId(), lease.token(), Duration.ofSeconds(30)));
+            oldWorker.renew(lease.id(), lease.token(), Duration.ofSeconds(30)));
       }
 
       Map<Long, List<Integer>> attemptsRun = runWithNewWorker(queue, retried);
       assertThat(attemptsRun).containsOnlyKeys(retried);
       assertThat(attemptsRun.values()).allSatisfy(runs -> assertThat(runs).containsExactly(2));
-      for (LeasedJob lease : held) {
+      for (Job lease : held) {
         ErrorCode expected =
-            lease.jobId() == lastChance ? ErrorCode.NOT_LEASED : ErrorCode.STALE_TOKEN;
-        assertRefused(expected, oldWorker.ack(lease.jobId(), lease.token()));
+            lease.id() == lastChance ? ErrorCode.NOT_LEASED : ErrorCode.STALE_TOKEN;
+        assertRefused(expected, oldWorker.ack(lease.id(), lease.token()));
       }
       System.out.printf(
           "ServerRestartWithLeasesIT (%s): %d leases held; start log: %d made ready, 1 dead;"

@@ -3,13 +3,13 @@ package dev.relay.failure;
 import static dev.relay.failure.Refusals.assertRefused;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.client.Job;
 import dev.relay.client.JobDetails;
 import dev.relay.client.JobSpecs;
 import dev.relay.client.RelayClient;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.JobState;
 import dev.relay.protocol.LeaseToken;
-import dev.relay.protocol.LeasedJob;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,14 +45,14 @@ class StaleWorkerReturnsIT {
       long id =
           observer.enqueueAndWait(
               JobSpecs.of(QUEUE, "shipment-9".getBytes(StandardCharsets.UTF_8)));
-      LeasedJob a;
-      LeasedJob b;
+      Job a;
+      Job b;
       try (RelayClient workerA = server.connect();
           RelayClient workerB = server.connect()) {
         a = leaseOne(workerA, SHORT_LEASE);
         JobWaits.untilExpired(a);
         b = leaseOne(workerB, LONG_LEASE);
-        assertThat(b.jobId()).isEqualTo(id);
+        assertThat(b.id()).isEqualTo(id);
         assertThat(b.token()).isNotEqualTo(a.token());
         assertThat(b.fencing()).isGreaterThan(a.fencing());
         assertThat(b.attempt()).isEqualTo(2);
@@ -68,7 +68,8 @@ class StaleWorkerReturnsIT {
         assertThat(RelayClient.await(observer.inspect(id))).isEqualTo(heldByB);
 
         Instant renewed = RelayClient.await(freshA.renew(id, b.token(), LONG_LEASE));
-        assertThat(renewed.toEpochMilli()).isGreaterThanOrEqualTo(b.leaseExpiresAtMillis());
+        assertThat(renewed.toEpochMilli())
+            .isGreaterThanOrEqualTo(b.leaseExpiresAt().toEpochMilli());
       }
 
       try (RelayClient reconnectedB = server.connect()) {
@@ -95,8 +96,8 @@ class StaleWorkerReturnsIT {
     assertRefused(ErrorCode.STALE_TOKEN, client.release(id, token));
   }
 
-  private static LeasedJob leaseOne(RelayClient client, Duration lease) {
-    List<LeasedJob> jobs =
+  private static Job leaseOne(RelayClient client, Duration lease) {
+    List<Job> jobs =
         RelayClient.await(client.lease(List.of(QUEUE), 1, lease, Duration.ofSeconds(30)));
     assertThat(jobs).hasSize(1);
     return jobs.get(0);

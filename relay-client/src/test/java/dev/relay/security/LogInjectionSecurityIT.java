@@ -2,6 +2,7 @@ package dev.relay.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.client.Job;
 import dev.relay.client.RelayClient;
 import dev.relay.failure.RawConnection;
 import dev.relay.failure.ServerProcess;
@@ -9,7 +10,6 @@ import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.ErrorResponse;
 import dev.relay.protocol.Frame;
 import dev.relay.protocol.Hello;
-import dev.relay.protocol.LeasedJob;
 import dev.relay.protocol.Opcode;
 import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.Welcome;
@@ -93,12 +93,12 @@ class LogInjectionSecurityIT {
       try (RelayClient client =
           RelayClient.connect(server.clientOptions().authToken(Tokens.WORKER).build())) {
         client.enqueue("inj", new byte[] {1}).get();
-        LeasedJob job =
+        Job job =
             client
                 .lease(List.of("inj"), 1, Duration.ofSeconds(30), Duration.ofSeconds(5))
                 .get()
                 .get(0);
-        client.nack(job.jobId(), job.token(), "boom" + FORGED + "\u0000").get();
+        client.nack(job.id(), job.token(), "boom" + FORGED + "\u0000").get();
       }
       // The last lines above are written before the answers they precede; read after a STATS
       // round trip on a fresh connection, so every line is in the file.

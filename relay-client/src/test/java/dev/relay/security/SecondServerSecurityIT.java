@@ -2,11 +2,11 @@ package dev.relay.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.client.Job;
 import dev.relay.client.JobSpecs;
 import dev.relay.client.RelayClient;
 import dev.relay.failure.ServerProcess;
 import dev.relay.failure.ServerProcess.Refusal;
-import dev.relay.protocol.LeasedJob;
 import dev.relay.server.RelayServerMain;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -40,12 +40,12 @@ class SecondServerSecurityIT {
       throws Exception {
     try (ServerProcess first = ServerProcess.start(dir);
         RelayClient client = first.connect()) {
-      LeasedJob held = leaseOne(client, "deleted");
+      Job held = leaseOne(client, "deleted");
       Files.delete(first.dataDir().resolve("relay.lock"));
 
       assertSecondRefused(first);
 
-      RelayClient.await(client.ack(held.jobId(), held.token()));
+      RelayClient.await(client.ack(held.id(), held.token()));
       assertThat(first.isAlive()).isTrue();
     }
   }
@@ -55,7 +55,7 @@ class SecondServerSecurityIT {
       throws Exception {
     try (ServerProcess first = ServerProcess.start(dir);
         RelayClient client = first.connect()) {
-      LeasedJob held = leaseOne(client, "replaced");
+      Job held = leaseOne(client, "replaced");
       Path lock = first.dataDir().resolve("relay.lock");
       Path fresh = first.dataDir().resolve("relay.lock.new");
       Files.writeString(fresh, "not the first server's lock\n", StandardCharsets.UTF_8);
@@ -63,14 +63,14 @@ class SecondServerSecurityIT {
 
       assertSecondRefused(first);
 
-      RelayClient.await(client.ack(held.jobId(), held.token()));
+      RelayClient.await(client.ack(held.id(), held.token()));
       assertThat(first.isAlive()).isTrue();
     }
   }
 
-  private static LeasedJob leaseOne(RelayClient client, String queue) {
+  private static Job leaseOne(RelayClient client, String queue) {
     client.enqueueAndWait(JobSpecs.of(queue, "job".getBytes(StandardCharsets.UTF_8)));
-    List<LeasedJob> jobs = RelayClient.await(client.lease(List.of(queue), 1, LEASE, Duration.ZERO));
+    List<Job> jobs = RelayClient.await(client.lease(List.of(queue), 1, LEASE, Duration.ZERO));
     assertThat(jobs).hasSize(1);
     return jobs.get(0);
   }

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.relay.client.Job;
 import dev.relay.client.RelayClient;
 import dev.relay.client.TestServer;
-import dev.relay.protocol.LeasedJob;
 import dev.relay.server.AuthToken;
 import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;
@@ -205,10 +205,10 @@ final class RelayCliIT {
   void dead_list_shows_dead_jobs_and_dead_requeue_makes_them_ready() throws Exception {
     long id = enqueue("--payload", "x", "--max-attempts", "1");
     try (RelayClient client = server.connect()) {
-      LeasedJob job =
+      Job job =
           RelayClient.await(client.lease(List.of("mail"), 1, Duration.ofSeconds(5), Duration.ZERO))
               .get(0);
-      RelayClient.await(client.nack(job.jobId(), job.token(), "boom"));
+      RelayClient.await(client.nack(job.id(), job.token(), "boom"));
     }
 
     Run text = relay("dead", "list", "--queue", "mail");
