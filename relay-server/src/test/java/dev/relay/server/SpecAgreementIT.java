@@ -1,0 +1,112 @@
+package dev.relay.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relay.protocol.Enqueue;
+import dev.relay.protocol.Enqueued;
+import dev.relay.protocol.ErrorCode;
+import dev.relay.protocol.ErrorResponse;
+import dev.relay.protocol.Frame;
+import dev.relay.protocol.Inspect;
+import dev.relay.protocol.JobInfo;
+import dev.relay.protocol.JobSpec;
+import dev.relay.protocol.Opcode;
+import dev.relay.protocol.Payload;
+import dev.relay.protocol.ProtocolLimits;
+import dev.relay.protocol.ScheduleKind;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The disagreements an independent client found between docs/protocol.md and the server (issue 12,
+ * points 1 to 8), each checked against a real server over a real socket: the server must do exactly
+ * what the spec says.
+ */
+class SpecAgreementIT {
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
+
+  @TempDir Path dir;
+
+  @Test
+  void idempotency_keys_of_256_utf8_bytes_ascii_or_multibyte_are_stored_and_returned() {
+    try (RelayServer server = TestServers.start(dir);
+        TestClient client = TestClient.open(server.localAddress())) {
+      for (String key :
+          new String[] {
+            "k".repeat(ProtocolLimits.IDEMPOTENCY_KEY_BYTES_MAX),
+            "\u00e9".repeat(ProtocolLimits.IDEMPOTENCY_KEY_BYTES_MAX / 2)
+          }) {
+        assertThat(key.getBytes(StandardCharsets.UTF_8)).hasSize(256);
+        enqueueTwiceAndInspect(client, key);
+      }
+    }
+  }
+
+  private static void enqueueTwiceAndInspect(TestClient client, String key) {
+    JobSpec spec =
+        new JobSpec("q", Payload.of(new byte[0]), 0, ScheduleKind.NOW, 0, 0, Optional.of(key));
+    Enqueued first = (Enqueued) client.ask(new Enqueue(spec));
+    Enqueued again = (Enqueued) client.ask(new Enqueue(spec));
+    assertThat(first.created()).isTrue();
+    assertThat(again.jobId()).isEqualTo(first.jobId());
+    assertThat(again.created()).isFalse();
+    JobInfo info = (JobInfo) client.ask(new Inspect(first.jobId()));
+    assertThat(info.idempotencyKey()).contains(key);
+  }
+
+  @Test
+  void an_idempotency_key_of_257_utf8_bytes_is_a_malformed_frame_and_closes() {
+    try (RelayServer server = TestServers.start(dir);
+        TestClient client = TestClient.open(server.localAddress())) {
+      byte[] key = "\u00e9".repeat(128).concat("k").getBytes(StandardCharsets.UTF_8);
+      client.sendRaw(enqueueFrame(7, key));
+      Frame answer = client.receive();
+      assertThat(answer.requestId()).isEqualTo(7);
+      assertThat(((ErrorResponse) answer.message()).code()).isEqualTo(ErrorCode.MALFORMED_FRAME);
+      assertThat(client.closedWithin(CLOSE_WAIT)).isTrue();
+    }
+  }
+
+  /** An ENQUEUE of an empty untyped job to queue {@code q} with {@code key}, built byte by byte. */
+  static byte[] enqueueFrame(int requestId, byte[] key) {
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(body)) {
+      out.writeByte(Opcode.ENQUEUE.code());
+      out.writeInt(requestId);
+      out.writeShort(1);
+      out.writeByte('q');
+      out.writeInt(0); // payload length
+      out.writeByte(0); // priority
+      out.writeByte(0); // schedule kind NOW
+      out.writeLong(0);
+      out.writeShort(0); // max attempts: the server's default
+      out.writeByte(1); // key present
+      out.writeShort(key.length);
+      out.write(key);
+      out.writeShort(0); // untyped
+      out.writeByte(0); // no headers
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return withLength(body.toByteArray());
+  }
+
+  static byte[] withLength(byte[] frame) {
+    ByteArrayOutputStream all = new ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(all)) {
+      out.writeInt(frame.length);
+      out.write(frame);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return all.toByteArray();
+  }
+}
