@@ -110,6 +110,19 @@ public final class ProtocolLimits {
   /** Most counters one STATS_RESULT may carry, so the largest one fits in a frame. */
   public static final int STATS_COUNTERS_MAX = 256;
 
+  /**
+   * Furthest ahead a job may be scheduled (a delay, or a run-at minus the server's now), in
+   * milliseconds: 100 years of 365 days. Further is answered INVALID_ARGUMENT, so time arithmetic
+   * on the server can never overflow.
+   */
+  public static final long SCHEDULE_AHEAD_MILLIS_MAX = 100L * 365 * 24 * 60 * 60 * 1000;
+
+  /**
+   * Longest retry delay a NACK may ask for, in milliseconds: 365 days. Longer is answered
+   * INVALID_ARGUMENT; a job meant to wait longer should be enqueued again with a run-at.
+   */
+  public static final long RETRY_DELAY_MILLIS_MAX = 365L * 24 * 60 * 60 * 1000;
+
   /** Least urgent priority class; 0 is the most urgent. */
   public static final int PRIORITY_MAX = 3;
 
@@ -192,6 +205,9 @@ public final class ProtocolLimits {
             && HEADER_NAME_BYTES_MAX <= U16_MAX
             && HEADER_VALUE_BYTES_MAX <= U16_MAX,
         "every string cap must fit in a u16 length");
+    check(
+        RETRY_DELAY_MILLIS_MAX <= SCHEDULE_AHEAD_MILLIS_MAX,
+        "a retry delay must not reach further than a schedule may");
     check(
         WireSize.U8
                 + WireSize.string(HEADER_NAME_BYTES_MAX)

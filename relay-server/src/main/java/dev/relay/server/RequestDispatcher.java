@@ -18,6 +18,7 @@ import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.Nack;
 import dev.relay.protocol.Ok;
 import dev.relay.protocol.Pause;
+import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.Release;
 import dev.relay.protocol.Renew;
 import dev.relay.protocol.Renewed;
@@ -45,9 +46,6 @@ import java.util.function.Function;
  * write the answer directly.
  */
 final class RequestDispatcher {
-  /** Furthest into the future a delay or run-at may reach, so time arithmetic cannot overflow. */
-  static final Duration SCHEDULE_AHEAD_MAX = Duration.ofDays(365L * 100);
-
   private final ServerContext server;
   private final StatsReport stats;
 
@@ -189,9 +187,13 @@ final class RequestDispatcher {
           case DELAY -> spec.scheduleValue();
           case RUN_AT -> spec.scheduleValue() - now.toEpochMilli();
         };
-    if (aheadMillis > SCHEDULE_AHEAD_MAX.toMillis()) {
+    if (aheadMillis > ProtocolLimits.SCHEDULE_AHEAD_MILLIS_MAX) {
       return Replies.error(
-          ErrorCode.INVALID_ARGUMENT, "schedule reaches more than 100 years ahead");
+          ErrorCode.INVALID_ARGUMENT,
+          "schedule must reach at most "
+              + ProtocolLimits.SCHEDULE_AHEAD_MILLIS_MAX
+              + " ms (100 years) ahead, reached "
+              + aheadMillis);
     }
     return null;
   }
@@ -219,8 +221,12 @@ final class RequestDispatcher {
         n.retryDelayMillis() == Nack.RETRY_DELAY_SERVER_BACKOFF
             ? null
             : Duration.ofMillis(n.retryDelayMillis());
-    if (retryDelay != null && retryDelay.compareTo(SCHEDULE_AHEAD_MAX) > 0) {
-      return invalid("retryDelayMillis reaches more than 100 years ahead");
+    if (n.retryDelayMillis() > ProtocolLimits.RETRY_DELAY_MILLIS_MAX) {
+      return invalid(
+          "retryDelayMillis must be in [0, "
+              + ProtocolLimits.RETRY_DELAY_MILLIS_MAX
+              + "] (365 days), was "
+              + n.retryDelayMillis());
     }
     return outcome(
         server.store().nack(n.jobId(), n.token(), n.errorText(), retryDelay), job(n.jobId()), loop);

@@ -10,10 +10,16 @@ import dev.relay.protocol.Frame;
 import dev.relay.protocol.Inspect;
 import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobSpec;
+import dev.relay.protocol.Leased;
+import dev.relay.protocol.LeasedJob;
+import dev.relay.protocol.Nack;
+import dev.relay.protocol.Ok;
 import dev.relay.protocol.Opcode;
 import dev.relay.protocol.Payload;
 import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.ScheduleKind;
+import dev.relay.protocol.Stats;
+import dev.relay.protocol.StatsResult;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -72,6 +78,36 @@ class SpecAgreementIT {
       assertThat(answer.requestId()).isEqualTo(7);
       assertThat(((ErrorResponse) answer.message()).code()).isEqualTo(ErrorCode.MALFORMED_FRAME);
       assertThat(client.closedWithin(CLOSE_WAIT)).isTrue();
+    }
+  }
+
+  @Test
+  void a_schedule_up_to_100_years_ahead_is_accepted_and_one_millisecond_more_is_invalid() {
+    try (RelayServer server = TestServers.start(dir);
+        TestClient client = TestClient.open(server.localAddress())) {
+      long max = ProtocolLimits.SCHEDULE_AHEAD_MILLIS_MAX;
+      assertThat(client.ask(TestServers.enqueueDelayed("q", "x", max)))
+          .isInstanceOf(Enqueued.class);
+      assertThat(client.askError(TestServers.enqueueDelayed("q", "x", max + 1)))
+          .isEqualTo(ErrorCode.INVALID_ARGUMENT);
+      // The connection stays open: the next request is answered.
+      assertThat(client.ask(new Stats())).isInstanceOf(StatsResult.class);
+    }
+  }
+
+  @Test
+  void a_nack_retry_delay_of_365_days_is_accepted_and_one_millisecond_more_is_invalid() {
+    try (RelayServer server = TestServers.start(dir);
+        TestClient client = TestClient.open(server.localAddress())) {
+      client.ask(TestServers.enqueue("q", "x"));
+      LeasedJob job = ((Leased) client.ask(TestServers.lease("q", 1, 0))).jobs().get(0);
+      long max = ProtocolLimits.RETRY_DELAY_MILLIS_MAX;
+      assertThat(client.askError(new Nack(job.jobId(), job.token(), "e", max + 1)))
+          .isEqualTo(ErrorCode.INVALID_ARGUMENT);
+      assertThat(client.ask(new Nack(job.jobId(), job.token(), "e", max))).isInstanceOf(Ok.class);
+      JobInfo info = (JobInfo) client.ask(new Inspect(job.jobId()));
+      assertThat(info.availableAtMillis() - job.leaseExpiresAtMillis()).isLessThan(max);
+      assertThat(info.availableAtMillis()).isGreaterThan(job.enqueuedAtMillis() + max - 1);
     }
   }
 

@@ -32,8 +32,9 @@ public final class StoreLimits {
   /** Most queues one lease request may name (each costs four index seeks). */
   public static final int LEASE_QUEUES_MAX = 64;
 
-  /** Longest retry delay a nack may ask for. */
-  public static final Duration RETRY_DELAY_MAX = Duration.ofDays(365);
+  /** Longest retry delay a nack may ask for: the wire's limit, so the two cannot differ. */
+  public static final Duration RETRY_DELAY_MAX =
+      Duration.ofMillis(ProtocolLimits.RETRY_DELAY_MILLIS_MAX);
 
   /** Most dead jobs in one page of {@link JobStore#listDead}. */
   public static final int DEAD_PAGE_JOBS_MAX = 1000;
