@@ -4,7 +4,6 @@ import dev.relay.protocol.Ack;
 import dev.relay.protocol.BackedUp;
 import dev.relay.protocol.Backup;
 import dev.relay.protocol.Cancel;
-import dev.relay.protocol.DeadJobs;
 import dev.relay.protocol.DeadList;
 import dev.relay.protocol.DeadRequeue;
 import dev.relay.protocol.DeleteQueue;
@@ -80,11 +79,7 @@ final class RequestDispatcher {
           loop);
     } else if (request instanceof DeadList d) {
       return answer(
-          server.store().listDead(d.queue(), d.afterJobId(), d.limit()),
-          page ->
-              new DeadJobs(
-                  page.jobs().stream().map(Conversions::jobInfo).toList(), page.nextAfterJobId()),
-          loop);
+          server.store().listDead(d.queue(), d.afterJobId(), d.limit()), DeadPages::fit, loop);
     } else if (request instanceof DeadRequeue d) {
       return answer(server.store().requeueDead(d.queue(), d.jobId()), Requeued::new, loop);
     } else if (request instanceof Cancel c) {

@@ -2,11 +2,15 @@ package dev.relay.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.DeadJobs;
+import dev.relay.protocol.DeadList;
 import dev.relay.protocol.Enqueue;
 import dev.relay.protocol.Enqueued;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.ErrorResponse;
 import dev.relay.protocol.Frame;
+import dev.relay.protocol.Header;
+import dev.relay.protocol.Headers;
 import dev.relay.protocol.Inspect;
 import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobSpec;
@@ -15,6 +19,7 @@ import dev.relay.protocol.LeasedJob;
 import dev.relay.protocol.Nack;
 import dev.relay.protocol.Ok;
 import dev.relay.protocol.Opcode;
+import dev.relay.protocol.Pause;
 import dev.relay.protocol.Payload;
 import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.ScheduleKind;
@@ -27,6 +32,8 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -109,6 +116,84 @@ class SpecAgreementIT {
       assertThat(info.availableAtMillis() - job.leaseExpiresAtMillis()).isLessThan(max);
       assertThat(info.availableAtMillis()).isGreaterThan(job.enqueuedAtMillis() + max - 1);
     }
+  }
+
+  @Test
+  void dead_list_of_300_large_dead_jobs_with_limit_500_answers_pages_that_fit_and_lists_all() {
+    int jobs = 300;
+    try (RelayServer server = TestServers.start(dir);
+        TestClient client = TestClient.open(server.localAddress())) {
+      String error = "e".repeat(ProtocolLimits.ERROR_TEXT_BYTES_MAX);
+      for (int i = 0; i < jobs; i++) {
+        client.ask(new Enqueue(largestJob("dead", i)));
+        LeasedJob job = ((Leased) client.ask(TestServers.lease("dead", 1, 0))).jobs().get(0);
+        assertThat(client.ask(new Nack(job.jobId(), job.token(), error, -1)))
+            .isInstanceOf(Ok.class);
+      }
+      List<JobInfo> listed = new ArrayList<>();
+      long after = 0;
+      int pages = 0;
+      do {
+        int id = client.send(new DeadList("", after, ProtocolLimits.DEAD_LIST_PAGE_MAX));
+        Frame answer = client.receive();
+        assertThat(answer.requestId()).isEqualTo(id);
+        DeadJobs page = (DeadJobs) answer.message();
+        int bodyBytes =
+            DeadJobs.encodedSize(page.jobs().stream().mapToInt(JobInfo::encodedSize).sum());
+        assertThat(ProtocolLimits.FRAME_HEADER_BYTES + bodyBytes)
+            .isLessThanOrEqualTo(ProtocolLimits.FRAME_BYTES_MAX);
+        assertThat(page.jobs()).isNotEmpty();
+        listed.addAll(page.jobs());
+        after = page.nextAfterJobId();
+        pages++;
+      } while (after != DeadJobs.NO_MORE && pages <= jobs);
+      assertThat(pages).isGreaterThan(1);
+      assertThat(listed).hasSize(jobs);
+      assertThat(listed).extracting(JobInfo::jobId).doesNotHaveDuplicates().isSorted();
+      assertThat(listed.get(0).lastError()).contains(error);
+      // The largest JOB_INFO (headers, type, key and a 4 KiB last error) also comes back whole.
+      assertThat(client.ask(new Inspect(listed.get(0).jobId()))).isEqualTo(listed.get(0));
+    }
+  }
+
+  @Test
+  void
+      stats_with_more_queues_than_a_stats_result_carries_answers_the_first_by_name_and_counts_all() {
+    int queues = ProtocolLimits.STATS_QUEUES_MAX + 1;
+    try (RelayServer server = TestServers.start(dir);
+        TestClient client = TestClient.open(server.localAddress())) {
+      String prefix = "q".repeat(ProtocolLimits.QUEUE_NAME_BYTES_MAX - 5);
+      for (int i = 0; i < queues; i++) {
+        assertThat(client.ask(new Pause(prefix + String.format("%05d", i), true)))
+            .isInstanceOf(Ok.class);
+      }
+      StatsResult stats = (StatsResult) client.ask(new Stats());
+      assertThat(stats.queues()).hasSize(ProtocolLimits.STATS_QUEUES_MAX);
+      assertThat(stats.queues().get(0).queue()).isEqualTo(prefix + "00000");
+      assertThat(TestServers.counter(client, "queues")).isEqualTo(queues);
+    }
+  }
+
+  /** A job with every variable field at its wire maximum except the payload. */
+  private static JobSpec largestJob(String queue, int n) {
+    List<Header> headers = new ArrayList<>();
+    for (int i = 0; i < 7; i++) {
+      headers.add(new Header("h" + i, "v".repeat(ProtocolLimits.HEADER_VALUE_BYTES_MAX)));
+    }
+    headers.add(new Header("h7", "v".repeat(975)));
+    assertThat(Headers.encodedSize(headers)).isEqualTo(ProtocolLimits.HEADERS_BYTES_MAX);
+    String key =
+        String.format("%05d", n) + "k".repeat(ProtocolLimits.IDEMPOTENCY_KEY_BYTES_MAX - 5);
+    return new JobSpec(
+        queue,
+        Payload.of(new byte[0]),
+        0,
+        ScheduleKind.NOW,
+        0,
+        1,
+        Optional.of(key),
+        "t".repeat(ProtocolLimits.JOB_TYPE_BYTES_MAX),
+        headers);
   }
 
   /** An ENQUEUE of an empty untyped job to queue {@code q} with {@code key}, built byte by byte. */
