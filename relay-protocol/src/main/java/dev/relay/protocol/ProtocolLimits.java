@@ -149,11 +149,32 @@ public final class ProtocolLimits {
     return Checks.range(field, frameBytesMax, FRAME_BYTES_MIN, FRAME_BYTES_MAX);
   }
 
+  /**
+   * The smallest frame cap a receiver that accepts payloads of up to {@code payloadBytesMax} bytes
+   * may configure: at least {@link #FRAME_BYTES_MIN}, and room for one job of that payload with
+   * every other field at its maximum, in an ENQUEUE_BATCH of one and in a LEASED of one. One rule
+   * for the spec and for the server's {@code --frame-bytes-max}.
+   */
+  public static int frameBytesMin(int payloadBytesMax) {
+    Checks.range("payloadBytesMax", payloadBytesMax, 0, PAYLOAD_BYTES_MAX);
+    return Math.max(FRAME_BYTES_MIN, payloadBytesMax + payloadFrameOverheadBytes());
+  }
+
+  /** Bytes a frame carrying one largest job needs besides its payload. */
+  public static int payloadFrameOverheadBytes() {
+    return FRAME_HEADER_BYTES
+        + WireSize.U16
+        + Math.max(JobSpec.encodedSizeMax(0), LeasedJob.encodedSizeMax(0));
+  }
+
   private static void checkRelations() {
     check(
         HELLO_FRAME_BYTES_MAX == FRAME_HEADER_BYTES + Hello.ENCODED_BYTES_MAX,
         "HELLO_FRAME_BYTES_MAX must be the length of the largest HELLO frame");
     check(PAYLOAD_BYTES_MAX < FRAME_BYTES_MAX, "a payload must be smaller than a frame");
+    check(
+        frameBytesMin(PAYLOAD_BYTES_MAX) <= FRAME_BYTES_MAX,
+        "a frame of FRAME_BYTES_MAX must carry one largest job of the largest payload");
     check(FRAME_BYTES_MIN <= FRAME_BYTES_MAX, "FRAME_BYTES_MIN must not exceed FRAME_BYTES_MAX");
     check(
         FRAME_HEADER_BYTES + JobSpec.encodedSizeMax(PAYLOAD_BYTES_MAX) <= FRAME_BYTES_MAX,

@@ -174,6 +174,32 @@ class SpecAgreementIT {
     }
   }
 
+  @Test
+  void at_the_smallest_frame_cap_a_largest_job_of_the_largest_payload_is_enqueued_and_leased() {
+    int frameMax = ProtocolLimits.FRAME_BYTES_MIN;
+    int payloadMax = frameMax - ServerLimits.FRAME_OVERHEAD_BYTES;
+    try (RelayServer server =
+            TestServers.start(dir, b -> b.payloadBytesMax(payloadMax).frameBytesMax(frameMax));
+        TestClient client = TestClient.open(server.localAddress())) {
+      JobSpec largest = largestJob("q".repeat(ProtocolLimits.QUEUE_NAME_BYTES_MAX), 0);
+      JobSpec full =
+          new JobSpec(
+              largest.queue(),
+              Payload.of(new byte[payloadMax]),
+              0,
+              ScheduleKind.NOW,
+              0,
+              1,
+              largest.idempotencyKey(),
+              largest.type(),
+              largest.headers());
+      assertThat(client.ask(new Enqueue(full))).isInstanceOf(Enqueued.class);
+      Leased leased = (Leased) client.ask(TestServers.lease(largest.queue(), 1, 0));
+      assertThat(leased.jobs()).hasSize(1);
+      assertThat(leased.jobs().get(0).payload().size()).isEqualTo(payloadMax);
+    }
+  }
+
   /** A job with every variable field at its wire maximum except the payload. */
   private static JobSpec largestJob(String queue, int n) {
     List<Header> headers = new ArrayList<>();
