@@ -200,6 +200,36 @@ class SpecAgreementIT {
     }
   }
 
+  @Test
+  void a_payload_over_the_wire_maximum_is_answered_before_a_malformed_field_after_it() {
+    try (RelayServer server = TestServers.start(dir);
+        TestClient client = TestClient.open(server.localAddress())) {
+      ByteArrayOutputStream body = new ByteArrayOutputStream();
+      try (DataOutputStream out = new DataOutputStream(body)) {
+        out.writeByte(Opcode.ENQUEUE.code());
+        out.writeInt(9);
+        out.writeShort(1);
+        out.writeByte('q');
+        out.writeInt(ProtocolLimits.PAYLOAD_BYTES_MAX + 1);
+        out.write(new byte[ProtocolLimits.PAYLOAD_BYTES_MAX + 1]);
+        out.writeByte(ProtocolLimits.PRIORITY_MAX + 1); // malformed: priority out of range
+        out.writeByte(0);
+        out.writeLong(0);
+        out.writeShort(0);
+        out.writeByte(0);
+        out.writeShort(0);
+        out.writeByte(0);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      client.sendRaw(withLength(body.toByteArray()));
+      Frame answer = client.receive();
+      assertThat(answer.requestId()).isEqualTo(9);
+      assertThat(((ErrorResponse) answer.message()).code()).isEqualTo(ErrorCode.PAYLOAD_TOO_LARGE);
+      assertThat(client.ask(new Stats())).isInstanceOf(StatsResult.class);
+    }
+  }
+
   /** A job with every variable field at its wire maximum except the payload. */
   private static JobSpec largestJob(String queue, int n) {
     List<Header> headers = new ArrayList<>();
