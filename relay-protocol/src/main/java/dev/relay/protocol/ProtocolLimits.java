@@ -110,6 +110,19 @@ public final class ProtocolLimits {
   /** Most counters one STATS_RESULT may carry, so the largest one fits in a frame. */
   public static final int STATS_COUNTERS_MAX = 256;
 
+  /**
+   * Furthest ahead a job may be scheduled (a delay, or a run-at minus the server's now), in
+   * milliseconds: 100 years of 365 days. Further is answered INVALID_ARGUMENT, so time arithmetic
+   * on the server can never overflow.
+   */
+  public static final long SCHEDULE_AHEAD_MILLIS_MAX = 100L * 365 * 24 * 60 * 60 * 1000;
+
+  /**
+   * Longest retry delay a NACK may ask for, in milliseconds: 365 days. Longer is answered
+   * INVALID_ARGUMENT; a job meant to wait longer should be enqueued again with a run-at.
+   */
+  public static final long RETRY_DELAY_MILLIS_MAX = 365L * 24 * 60 * 60 * 1000;
+
   /** Least urgent priority class; 0 is the most urgent. */
   public static final int PRIORITY_MAX = 3;
 
@@ -136,11 +149,32 @@ public final class ProtocolLimits {
     return Checks.range(field, frameBytesMax, FRAME_BYTES_MIN, FRAME_BYTES_MAX);
   }
 
+  /**
+   * The smallest frame cap a receiver that accepts payloads of up to {@code payloadBytesMax} bytes
+   * may configure: at least {@link #FRAME_BYTES_MIN}, and room for one job of that payload with
+   * every other field at its maximum, in an ENQUEUE_BATCH of one and in a LEASED of one. One rule
+   * for the spec and for the server's {@code --frame-bytes-max}.
+   */
+  public static int frameBytesMin(int payloadBytesMax) {
+    Checks.range("payloadBytesMax", payloadBytesMax, 0, PAYLOAD_BYTES_MAX);
+    return Math.max(FRAME_BYTES_MIN, payloadBytesMax + payloadFrameOverheadBytes());
+  }
+
+  /** Bytes a frame carrying one largest job needs besides its payload. */
+  public static int payloadFrameOverheadBytes() {
+    return FRAME_HEADER_BYTES
+        + WireSize.U16
+        + Math.max(JobSpec.encodedSizeMax(0), LeasedJob.encodedSizeMax(0));
+  }
+
   private static void checkRelations() {
     check(
         HELLO_FRAME_BYTES_MAX == FRAME_HEADER_BYTES + Hello.ENCODED_BYTES_MAX,
         "HELLO_FRAME_BYTES_MAX must be the length of the largest HELLO frame");
     check(PAYLOAD_BYTES_MAX < FRAME_BYTES_MAX, "a payload must be smaller than a frame");
+    check(
+        frameBytesMin(PAYLOAD_BYTES_MAX) <= FRAME_BYTES_MAX,
+        "a frame of FRAME_BYTES_MAX must carry one largest job of the largest payload");
     check(FRAME_BYTES_MIN <= FRAME_BYTES_MAX, "FRAME_BYTES_MIN must not exceed FRAME_BYTES_MAX");
     check(
         FRAME_HEADER_BYTES + JobSpec.encodedSizeMax(PAYLOAD_BYTES_MAX) <= FRAME_BYTES_MAX,
@@ -192,6 +226,9 @@ public final class ProtocolLimits {
             && HEADER_NAME_BYTES_MAX <= U16_MAX
             && HEADER_VALUE_BYTES_MAX <= U16_MAX,
         "every string cap must fit in a u16 length");
+    check(
+        RETRY_DELAY_MILLIS_MAX <= SCHEDULE_AHEAD_MILLIS_MAX,
+        "a retry delay must not reach further than a schedule may");
     check(
         WireSize.U8
                 + WireSize.string(HEADER_NAME_BYTES_MAX)

@@ -4,7 +4,6 @@ import dev.relay.protocol.Ack;
 import dev.relay.protocol.BackedUp;
 import dev.relay.protocol.Backup;
 import dev.relay.protocol.Cancel;
-import dev.relay.protocol.DeadJobs;
 import dev.relay.protocol.DeadList;
 import dev.relay.protocol.DeadRequeue;
 import dev.relay.protocol.DeleteQueue;
@@ -18,6 +17,7 @@ import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.Nack;
 import dev.relay.protocol.Ok;
 import dev.relay.protocol.Pause;
+import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.Release;
 import dev.relay.protocol.Renew;
 import dev.relay.protocol.Renewed;
@@ -45,9 +45,6 @@ import java.util.function.Function;
  * write the answer directly.
  */
 final class RequestDispatcher {
-  /** Furthest into the future a delay or run-at may reach, so time arithmetic cannot overflow. */
-  static final Duration SCHEDULE_AHEAD_MAX = Duration.ofDays(365L * 100);
-
   private final ServerContext server;
   private final StatsReport stats;
 
@@ -82,11 +79,7 @@ final class RequestDispatcher {
           loop);
     } else if (request instanceof DeadList d) {
       return answer(
-          server.store().listDead(d.queue(), d.afterJobId(), d.limit()),
-          page ->
-              new DeadJobs(
-                  page.jobs().stream().map(Conversions::jobInfo).toList(), page.nextAfterJobId()),
-          loop);
+          server.store().listDead(d.queue(), d.afterJobId(), d.limit()), DeadPages::fit, loop);
     } else if (request instanceof DeadRequeue d) {
       return answer(server.store().requeueDead(d.queue(), d.jobId()), Requeued::new, loop);
     } else if (request instanceof Cancel c) {
@@ -189,9 +182,13 @@ final class RequestDispatcher {
           case DELAY -> spec.scheduleValue();
           case RUN_AT -> spec.scheduleValue() - now.toEpochMilli();
         };
-    if (aheadMillis > SCHEDULE_AHEAD_MAX.toMillis()) {
+    if (aheadMillis > ProtocolLimits.SCHEDULE_AHEAD_MILLIS_MAX) {
       return Replies.error(
-          ErrorCode.INVALID_ARGUMENT, "schedule reaches more than 100 years ahead");
+          ErrorCode.INVALID_ARGUMENT,
+          "schedule must reach at most "
+              + ProtocolLimits.SCHEDULE_AHEAD_MILLIS_MAX
+              + " ms (100 years) ahead, reached "
+              + aheadMillis);
     }
     return null;
   }
@@ -219,8 +216,12 @@ final class RequestDispatcher {
         n.retryDelayMillis() == Nack.RETRY_DELAY_SERVER_BACKOFF
             ? null
             : Duration.ofMillis(n.retryDelayMillis());
-    if (retryDelay != null && retryDelay.compareTo(SCHEDULE_AHEAD_MAX) > 0) {
-      return invalid("retryDelayMillis reaches more than 100 years ahead");
+    if (n.retryDelayMillis() > ProtocolLimits.RETRY_DELAY_MILLIS_MAX) {
+      return invalid(
+          "retryDelayMillis must be in [0, "
+              + ProtocolLimits.RETRY_DELAY_MILLIS_MAX
+              + "] (365 days), was "
+              + n.retryDelayMillis());
     }
     return outcome(
         server.store().nack(n.jobId(), n.token(), n.errorText(), retryDelay), job(n.jobId()), loop);

@@ -80,14 +80,16 @@ public record ServerLimits(
   public static final int PAYLOAD_BYTES_MAX_MAX = ProtocolLimits.PAYLOAD_BYTES_MAX;
 
   /**
-   * Room a frame needs besides its payloads: the wire ceilings leave exactly this much, so a lower
-   * frame cap must keep it too, or a job with a maximal payload could not be sent or leased.
+   * Room a frame needs besides its payload: one job with every other field at its maximum, in a
+   * LEASED or an ENQUEUE_BATCH of one ({@link ProtocolLimits#payloadFrameOverheadBytes()}).
    */
-  public static final int FRAME_OVERHEAD_BYTES =
-      ProtocolLimits.FRAME_BYTES_MAX - ProtocolLimits.PAYLOAD_BYTES_MAX;
+  public static final int FRAME_OVERHEAD_BYTES = ProtocolLimits.payloadFrameOverheadBytes();
 
   public static final int FRAME_BYTES_MAX_DEFAULT = ProtocolLimits.FRAME_BYTES_MAX;
-  public static final int FRAME_BYTES_MAX_MIN = FRAME_OVERHEAD_BYTES + 1;
+
+  /** The wire's FRAME_BYTES_MIN: one rule for the spec and the flag. */
+  public static final int FRAME_BYTES_MAX_MIN = ProtocolLimits.FRAME_BYTES_MIN;
+
   public static final int FRAME_BYTES_MAX_MAX = ProtocolLimits.FRAME_BYTES_MAX;
 
   public static final int JOBS_PER_LEASE_MAX_DEFAULT = 256;
@@ -149,13 +151,15 @@ public record ServerLimits(
     ConfigChecks.inRange(
         "payloadBytesMax", payloadBytesMax, PAYLOAD_BYTES_MAX_MIN, PAYLOAD_BYTES_MAX_MAX);
     ConfigChecks.inRange("frameBytesMax", frameBytesMax, FRAME_BYTES_MAX_MIN, FRAME_BYTES_MAX_MAX);
-    if (frameBytesMax - payloadBytesMax < FRAME_OVERHEAD_BYTES) {
+    if (frameBytesMax < ProtocolLimits.frameBytesMin(payloadBytesMax)) {
       throw new IllegalArgumentException(
           "frameBytesMax must be at least payloadBytesMax + "
               + FRAME_OVERHEAD_BYTES
               + " = "
               + ((long) payloadBytesMax + FRAME_OVERHEAD_BYTES)
-              + ", was "
+              + " (and at least "
+              + FRAME_BYTES_MAX_MIN
+              + "), was "
               + frameBytesMax);
     }
     ConfigChecks.inRange(

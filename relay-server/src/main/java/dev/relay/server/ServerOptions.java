@@ -99,7 +99,7 @@ final class ServerOptions {
       defaultValue = "${env:RELAY_FRAME_BYTES_MAX:-1114112}",
       description = {
         "Bytes of one frame after its length prefix; more gets FRAME_TOO_LARGE and a close.",
-        "Range [65537, 1114112] and at least --payload-bytes-max + 65536.",
+        "Range [16384, 1114112] and at least --payload-bytes-max + 8734.",
         "Default: ${DEFAULT-VALUE}. Env: RELAY_FRAME_BYTES_MAX."
       })
   int frameBytesMax;

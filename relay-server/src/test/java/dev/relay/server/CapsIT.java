@@ -67,7 +67,7 @@ class CapsIT {
   @Test
   void frame_at_the_cap_is_read_and_one_byte_more_closes_the_connection() {
     int payloadMax = 1000;
-    int frameMax = payloadMax + ServerLimits.FRAME_OVERHEAD_BYTES;
+    int frameMax = dev.relay.protocol.ProtocolLimits.frameBytesMin(payloadMax);
     try (RelayServer server =
             TestServers.start(dir, b -> b.payloadBytesMax(payloadMax).frameBytesMax(frameMax));
         TestClient client = TestClient.open(server.localAddress())) {

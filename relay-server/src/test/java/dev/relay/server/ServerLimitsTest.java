@@ -3,6 +3,7 @@ package dev.relay.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.relay.protocol.ProtocolLimits;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -78,6 +79,25 @@ class ServerLimitsTest {
                     .frameBytesMax(payload + ServerLimits.FRAME_OVERHEAD_BYTES - 1)
                     .build())
         .hasMessageStartingWith("frameBytesMax must be at least payloadBytesMax + ");
+  }
+
+  @Test
+  void frame_cap_lower_bound_is_the_wire_frame_bytes_min() {
+    int payload = 1;
+    ServerLimits atBound =
+        ServerLimits.builder()
+            .payloadBytesMax(payload)
+            .frameBytesMax(ProtocolLimits.FRAME_BYTES_MIN)
+            .build();
+    assertThat(atBound.frameBytesMax()).isEqualTo(16_384);
+    assertThat(ServerLimits.FRAME_BYTES_MAX_MIN).isEqualTo(ProtocolLimits.FRAME_BYTES_MIN);
+    assertThatThrownBy(
+            () ->
+                ServerLimits.builder()
+                    .payloadBytesMax(payload)
+                    .frameBytesMax(ProtocolLimits.FRAME_BYTES_MIN - 1)
+                    .build())
+        .hasMessage("frameBytesMax must be in [16384, 1114112], was 16383");
   }
 
   @Test

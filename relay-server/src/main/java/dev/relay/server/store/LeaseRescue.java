@@ -3,6 +3,7 @@ package dev.relay.server.store;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -20,7 +21,8 @@ final class LeaseRescue {
 
   static final String DEAD_REASON = "lease expired";
 
-  private static final String COLUMNS = "SELECT id, queue, attempts, max_attempts, lease_token";
+  private static final String COLUMNS =
+      "SELECT id, queue, attempts, max_attempts, lease_token, lease_expires_at_ms";
   private static final String EXPIRED =
       COLUMNS
           + " FROM jobs WHERE state = "
@@ -43,13 +45,13 @@ final class LeaseRescue {
       "UPDATE jobs SET state = "
           + Schema.READY
           + ", lease_token = NULL, lease_expires_at_ms = NULL, expiries = expiries + 1,"
-          + " available_at_ms = ?"
+          + " last_error = ?, available_at_ms = ?"
           + CAS;
   private static final String TO_DEAD =
       "UPDATE jobs SET state = "
           + Schema.DEAD
           + ", lease_token = NULL, lease_expires_at_ms = NULL, expiries = expiries + 1,"
-          + " finished_at_ms = ?, dead_reason = '"
+          + " last_error = ?, finished_at_ms = ?, dead_reason = '"
           + DEAD_REASON
           + "'"
           + CAS;
@@ -63,7 +65,8 @@ final class LeaseRescue {
   }
 
   /** A lease as it was read, before the compare-and-set. */
-  record Lease(long id, String queue, int attempts, int maxAttempts, byte[] token) {}
+  record Lease(
+      long id, String queue, int attempts, int maxAttempts, byte[] token, long expiresAtMillis) {}
 
   private LeaseRescue() {}
 
@@ -112,7 +115,13 @@ final class LeaseRescue {
     try (ResultSet r = s.executeQuery()) {
       while (r.next()) {
         leases.add(
-            new Lease(r.getLong(1), r.getString(2), r.getInt(3), r.getInt(4), r.getBytes(5)));
+            new Lease(
+                r.getLong(1),
+                r.getString(2),
+                r.getInt(3),
+                r.getInt(4),
+                r.getBytes(5),
+                r.getLong(6)));
       }
     }
     return leases;
@@ -133,6 +142,23 @@ final class LeaseRescue {
   }
 
   /**
+   * The job's new last error, so an operator inspecting a job that keeps expiring sees that it
+   * expired, when, and on which attempt (an earlier NACK's text is replaced, as a later NACK's
+   * would be).
+   */
+  static String lastError(Lease lease, Rescue why) {
+    return switch (why) {
+      case EXPIRED ->
+          "lease expired at "
+              + Instant.ofEpochMilli(lease.expiresAtMillis())
+              + " (attempt "
+              + lease.attempts()
+              + ")";
+      case RESTART -> "lease ended by a server restart (attempt " + lease.attempts() + ")";
+    };
+  }
+
+  /**
    * Ends one lease if it is still the lease that was read: answers READY or DEAD for the new state,
    * or LEASED when the compare-and-set found the job changed (acked, released, renewed) and left it
    * alone. An expired lease is retried after backoff; a lease ended by a restart is ready at once,
@@ -142,10 +168,11 @@ final class LeaseRescue {
     boolean exhausted = lease.attempts() >= lease.maxAttempts();
     long delayMillis = why == Rescue.EXPIRED ? context.backoff.delayMillis(lease.attempts()) : 0;
     PreparedStatement s = context.statement(exhausted ? TO_DEAD : TO_READY);
-    s.setLong(1, exhausted ? context.now() : context.now() + delayMillis);
-    s.setLong(2, lease.id());
-    s.setBytes(3, lease.token());
-    s.setLong(4, why == Rescue.EXPIRED ? context.now() : Long.MAX_VALUE);
+    s.setString(1, lastError(lease, why));
+    s.setLong(2, exhausted ? context.now() : context.now() + delayMillis);
+    s.setLong(3, lease.id());
+    s.setBytes(4, lease.token());
+    s.setLong(5, why == Rescue.EXPIRED ? context.now() : Long.MAX_VALUE);
     if (!Fenced.apply(s, lease.id(), "lease rescue")) {
       return JobState.LEASED;
     }

@@ -1,6 +1,7 @@
 package dev.relay.server.store;
 
 import dev.relay.protocol.Headers;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -66,12 +67,13 @@ final class Requests {
       return invalid(e.getMessage());
     }
     String key = job.idempotencyKeyOrNull();
-    if (key != null && (key.isEmpty() || key.length() > StoreLimits.IDEMPOTENCY_KEY_CHARS_MAX)) {
+    int keyBytes = key == null ? 1 : key.getBytes(StandardCharsets.UTF_8).length;
+    if (keyBytes < 1 || keyBytes > StoreLimits.IDEMPOTENCY_KEY_BYTES_MAX) {
       return invalid(
           "an idempotency key must have 1 to "
-              + StoreLimits.IDEMPOTENCY_KEY_CHARS_MAX
-              + " chars, had "
-              + key.length());
+              + StoreLimits.IDEMPOTENCY_KEY_BYTES_MAX
+              + " UTF-8 bytes, had "
+              + keyBytes);
     }
     return null;
   }

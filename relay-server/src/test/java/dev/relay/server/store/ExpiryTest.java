@@ -72,6 +72,20 @@ class ExpiryTest {
     assertThat(dead.deadReason()).isEqualTo("lease expired");
     assertThat(dead.finishedAt()).isEqualTo(clock.instant());
     assertThat(dead.expiries()).isEqualTo(1);
+    assertThat(dead.lastError()).startsWith("lease expired at ").endsWith("(attempt 1)");
+  }
+
+  @Test
+  void an_expired_lease_records_when_it_expired_and_on_which_attempt_as_the_last_error() {
+    long id = enqueue(store, "q", "payload");
+    LeasedJob first = leaseOne(store, "q");
+    assertThat(join(store.nack(id, first.token(), "boom", Duration.ZERO))).isEqualTo(Outcome.OK);
+    LeasedJob second = leaseOne(store, "q");
+    clock.advance(TestStores.LEASE);
+    assertThat(store.expireLeases()).isEqualTo(new ExpiryResult(1, 0));
+
+    assertThat(inspect(store, id).lastError())
+        .isEqualTo("lease expired at " + second.leaseExpiresAt() + " (attempt 2)");
   }
 
   // The writer runs one command at a time, so a sweep can never read a lease and then see it
@@ -117,11 +131,12 @@ class ExpiryTest {
     try (Statement s = context.connection().createStatement();
         ResultSet r =
             s.executeQuery(
-                "SELECT id, queue, attempts, max_attempts, lease_token FROM jobs WHERE id = "
+                "SELECT id, queue, attempts, max_attempts, lease_token, lease_expires_at_ms"
+                    + " FROM jobs WHERE id = "
                     + id)) {
       r.next();
       return new LeaseRescue.Lease(
-          r.getLong(1), r.getString(2), r.getInt(3), r.getInt(4), r.getBytes(5));
+          r.getLong(1), r.getString(2), r.getInt(3), r.getInt(4), r.getBytes(5), r.getLong(6));
     }
   }
 

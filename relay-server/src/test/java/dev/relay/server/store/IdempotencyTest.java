@@ -114,9 +114,18 @@ class IdempotencyTest {
   void keys_outside_the_limits_are_invalid() {
     assertThat(TestStores.failure(store.enqueue(keyed("q", ""))).code())
         .isEqualTo(StoreError.INVALID_ARGUMENT);
-    String longest = "k".repeat(StoreLimits.IDEMPOTENCY_KEY_CHARS_MAX);
+    String longest = "k".repeat(StoreLimits.IDEMPOTENCY_KEY_BYTES_MAX);
     assertThat(join(store.enqueue(keyed("q", longest))).created()).isTrue();
     assertThat(TestStores.failure(store.enqueue(keyed("q", longest + "k"))).code())
         .isEqualTo(StoreError.INVALID_ARGUMENT);
+  }
+
+  @Test
+  void a_key_is_measured_in_utf8_bytes_not_chars() {
+    String twoByteChars = "\u00e9".repeat(StoreLimits.IDEMPOTENCY_KEY_BYTES_MAX / 2);
+    assertThat(join(store.enqueue(keyed("q", twoByteChars))).created()).isTrue();
+    assertThat(TestStores.failure(store.enqueue(keyed("q", twoByteChars + "k"))).code())
+        .isEqualTo(StoreError.INVALID_ARGUMENT);
+    assertThat(StoreLimits.IDEMPOTENCY_KEY_BYTES_MAX).isEqualTo(256);
   }
 }
