@@ -9,7 +9,7 @@ import java.util.Properties;
  * The version and git commit this code was built from, read from {@code relay-build.properties},
  * which the build fills in; "unknown" for a commit the build could not read (no git repository).
  */
-record BuildInfo(String version, String commit, boolean dirty) {
+record BuildInfo(String version, String commit) {
   static final String RESOURCE = "relay-build.properties";
   static final String UNKNOWN = "unknown";
 
@@ -24,9 +24,7 @@ record BuildInfo(String version, String commit, boolean dirty) {
       throw new UncheckedIOException("cannot read " + RESOURCE + ": " + e.getMessage(), e);
     }
     return new BuildInfo(
-        filled(p.getProperty("version"), "dev"),
-        filled(p.getProperty("commit"), UNKNOWN),
-        Boolean.parseBoolean(p.getProperty("dirty")));
+        filled(p.getProperty("version"), "dev"), filled(p.getProperty("commit"), UNKNOWN));
   }
 
   /** A value the build left unfiltered (run from an IDE's copy of the sources) counts as absent. */
@@ -34,8 +32,8 @@ record BuildInfo(String version, String commit, boolean dirty) {
     return value == null || value.isBlank() || value.startsWith("${") ? absent : value;
   }
 
-  /** As {@code --version} prints it: {@code 0.1.0 (commit 0123456789ab)}, "-dirty" if modified. */
+  /** As {@code --version} prints it: {@code 0.1.0 (commit 0123456789ab)}. */
   String describe() {
-    return version + " (commit " + commit + (dirty ? "-dirty" : "") + ")";
+    return version + " (commit " + commit + ")";
   }
 }

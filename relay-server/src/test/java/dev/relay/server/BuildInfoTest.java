@@ -24,10 +24,9 @@ final class BuildInfoTest {
   }
 
   @Test
-  void describe_marks_a_build_from_a_modified_tree() {
-    assertThat(new BuildInfo("1.2.3", "0123456789ab", true).describe())
-        .isEqualTo("1.2.3 (commit 0123456789ab-dirty)");
-    assertThat(new BuildInfo("1.2.3", "unknown", false).describe())
-        .isEqualTo("1.2.3 (commit unknown)");
+  void describe_names_the_version_and_the_commit() {
+    assertThat(new BuildInfo("1.2.3", "0123456789ab").describe())
+        .isEqualTo("1.2.3 (commit 0123456789ab)");
+    assertThat(new BuildInfo("1.2.3", "unknown").describe()).isEqualTo("1.2.3 (commit unknown)");
   }
 }
