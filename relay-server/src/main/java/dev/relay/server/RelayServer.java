@@ -37,8 +37,8 @@ import org.slf4j.LoggerFactory;
 public final class RelayServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RelayServer.class);
 
-  /** The server's version, from the jar manifest, or {@code dev} when run from classes. */
-  public static final String VERSION = version();
+  /** The server's version, from the build, or {@code dev} when run from unfiltered sources. */
+  public static final String VERSION = BuildInfo.current().version();
 
   /** Accepted connections waiting for the acceptor beyond which the OS refuses more. */
   static final int ACCEPT_BACKLOG = 1024;
@@ -235,10 +235,5 @@ public final class RelayServer implements AutoCloseable {
 
   private static long remainingMillis(long deadlineNanos) {
     return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
-  }
-
-  private static String version() {
-    String v = RelayServer.class.getPackage().getImplementationVersion();
-    return v == null ? "dev" : v;
   }
 }

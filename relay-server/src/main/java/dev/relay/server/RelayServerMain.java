@@ -205,11 +205,11 @@ public final class RelayServerMain implements Callable<Integer> {
     }
   }
 
-  /** Reports {@link RelayServer#VERSION} for {@code --version}. */
+  /** Reports the version and commit the server was built from, for {@code --version}. */
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      return new String[] {"relay-server " + RelayServer.VERSION};
+      return new String[] {"relay-server " + BuildInfo.current().describe()};
     }
   }
 }

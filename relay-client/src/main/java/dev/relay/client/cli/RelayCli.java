@@ -194,12 +194,11 @@ public final class RelayCli implements Callable<Integer> {
     out.flush();
   }
 
-  /** Reports the version of the relay-client jar. */
+  /** Reports the version and commit the CLI was built from. */
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      String version = RelayClient.class.getPackage().getImplementationVersion();
-      return new String[] {"relay " + (version == null ? "(development build)" : version)};
+      return new String[] {"relay " + BuildInfo.current().describe()};
     }
   }
 }

@@ -13,8 +13,8 @@ import java.util.concurrent.CountDownLatch;
 /**
  * A complete worker service, as small as it gets: enqueues a few "emails", then sends them with a
  * concurrency-8 worker until the process is stopped (Ctrl-C or SIGTERM), when it shuts down cleanly
- * and gives unfinished jobs back. Run a server first ({@code relay-server/bin/relay-server}) and
- * then {@code java -cp relay-client/target/relay-cli.jar dev.relay.client.example.EmailWorker}.
+ * and gives unfinished jobs back. Run a server first ({@code bin/relay-server} of the distribution)
+ * and then {@code java -cp relay-client/target/relay-cli.jar dev.relay.client.example.EmailWorker}.
  *
  * <p>Sending is idempotent by design: Relay delivers at least once, so the same email may be handed
  * out twice after a crash, and a real sender would de-duplicate on the job id.
