@@ -81,7 +81,7 @@ final class RequestDispatcher {
       return answer(
           server.store().listDead(d.queue(), d.afterJobId(), d.limit()), DeadPages::fit, loop);
     } else if (request instanceof DeadRequeue d) {
-      return answer(server.store().requeueDead(d.queue(), d.jobId()), Requeued::new, loop);
+      return deadRequeue(d, loop);
     } else if (request instanceof Cancel c) {
       return outcome(server.store().cancel(c.jobId()), job(c.jobId()), loop);
     } else if (request instanceof Pause p) {
@@ -239,6 +239,28 @@ final class RequestDispatcher {
             result.outcome() == Outcome.OK
                 ? new Renewed(result.leaseExpiresAt().toEpochMilli())
                 : Replies.forOutcome(result.outcome(), job(r.jobId())),
+        loop);
+  }
+
+  /**
+   * The ALL_JOBS form answers a count (0 when nothing was dead); one job answers REQUEUED 1, or
+   * UNKNOWN_JOB or INVALID_STATE when it is not a dead job of that queue.
+   */
+  private CompletableFuture<Response> deadRequeue(DeadRequeue d, Executor loop) {
+    if (d.jobId() == DeadRequeue.ALL_JOBS) {
+      return answer(server.store().requeueDead(d.queue()), Requeued::new, loop);
+    }
+    return answer(
+        server.store().requeueDeadJob(d.queue(), d.jobId()),
+        o ->
+            switch (o) {
+              case OK -> new Requeued(1);
+              case INVALID_STATE ->
+                  Replies.error(
+                      ErrorCode.INVALID_STATE,
+                      job(d.jobId()) + " is not a dead job of queue " + d.queue());
+              default -> Replies.forOutcome(o, job(d.jobId()));
+            },
         loop);
   }
 

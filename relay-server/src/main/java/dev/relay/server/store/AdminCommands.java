@@ -2,6 +2,7 @@ package dev.relay.server.store;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -16,8 +17,6 @@ final class AdminCommands {
           + Schema.CANCELLED
           + ", finished_at_ms = ? WHERE id = ? AND state = "
           + Schema.READY;
-  private static final String DEAD_ONE =
-      "SELECT id, queue FROM jobs WHERE state = " + Schema.DEAD + " AND id = ?";
   private static final String DEAD_IN_QUEUE =
       "SELECT id, queue FROM jobs WHERE state = "
           + Schema.DEAD
@@ -147,21 +146,45 @@ final class AdminCommands {
   }
 
   /**
+   * Moves one dead job back to ready, as {@link #requeueDead} does for many. A job id nobody has is
+   * UNKNOWN_JOB; a job that is not dead, or is dead in a queue other than {@code queueOrEmpty}
+   * (when that is not empty), is INVALID_STATE: the operator named the wrong job, and a count of 0
+   * would hide it.
+   */
+  static WriteCommand<Outcome> requeueDeadJob(String queueOrEmpty, long jobId) {
+    return context -> {
+      PreparedStatement read = context.statement(READ_STATE);
+      read.setLong(1, jobId);
+      Dead job;
+      try (ResultSet r = read.executeQuery()) {
+        if (!r.next()) {
+          return Outcome.UNKNOWN_JOB;
+        }
+        if (JobState.ofCode(r.getInt(2)) != JobState.DEAD) {
+          return Outcome.INVALID_STATE;
+        }
+        job = new Dead(jobId, r.getString(1));
+      }
+      if (!queueOrEmpty.isEmpty() && !queueOrEmpty.equals(job.queue())) {
+        return Outcome.INVALID_STATE;
+      }
+      return requeue(context, context.statement(REQUEUE), job) ? Outcome.OK : Outcome.INVALID_STATE;
+    };
+  }
+
+  /**
    * Moves dead jobs back to ready, available now, with attempts reset to 0 so they get their full
    * {@code max_attempts} again. Failures, expiries and the last error are kept as history. The
    * depth cap does not apply: this is an operator's decision, not producer traffic.
    *
    * @param queue the queue, or empty for every queue
-   * @param jobId one job, or 0 for up to {@code limit} dead jobs (lowest ids first)
+   * @param limit the most dead jobs to move (lowest ids first)
    */
-  static WriteCommand<Long> requeueDead(String queue, long jobId, int limit) {
+  static WriteCommand<Long> requeueDead(String queue, int limit) {
     return context -> {
       List<Dead> dead = new ArrayList<>();
       PreparedStatement s;
-      if (jobId != 0) {
-        s = context.statement(DEAD_ONE);
-        s.setLong(1, jobId);
-      } else if (!queue.isEmpty()) {
+      if (!queue.isEmpty()) {
         s = context.statement(DEAD_IN_QUEUE);
         s.setString(1, queue);
         s.setInt(2, limit);
@@ -177,18 +200,23 @@ final class AdminCommands {
       long requeued = 0;
       PreparedStatement update = context.statement(REQUEUE);
       for (Dead job : dead) {
-        if (jobId != 0 && !queue.isEmpty() && !queue.equals(job.queue())) {
-          continue;
-        }
-        update.setLong(1, context.now());
-        update.setLong(2, job.id());
-        if (Fenced.apply(update, job.id(), "requeue")) {
-          context.moved(job.queue(), JobState.DEAD, JobState.READY);
-          context.available(job.queue());
+        if (requeue(context, update, job)) {
           requeued++;
         }
       }
       return requeued;
     };
+  }
+
+  private static boolean requeue(WriteContext context, PreparedStatement update, Dead job)
+      throws SQLException {
+    update.setLong(1, context.now());
+    update.setLong(2, job.id());
+    if (!Fenced.apply(update, job.id(), "requeue")) {
+      return false;
+    }
+    context.moved(job.queue(), JobState.DEAD, JobState.READY);
+    context.available(job.queue());
+    return true;
   }
 }

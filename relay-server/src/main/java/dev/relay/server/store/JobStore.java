@@ -161,28 +161,40 @@ public final class JobStore implements AutoCloseable {
   }
 
   /**
-   * Moves dead jobs back to ready now with attempts reset to 0, and answers how many moved. With a
-   * job id, only that job (if dead, and in {@code queue} unless it is empty); with 0, every dead
-   * job of {@code queue}, or of all queues when {@code queue} is empty, in writer commands of
-   * {@code 1000} jobs so other traffic interleaves.
+   * Moves one dead job back to ready now with attempts reset to 0: OK, UNKNOWN_JOB when no job has
+   * this id, INVALID_STATE when it is not dead or is dead in another queue than {@code
+   * queueOrEmpty} (when that is not empty).
    */
-  public CompletableFuture<Long> requeueDead(String queue, long jobIdOrZeroForAll) {
-    if (queue == null || (!queue.isEmpty() && Requests.checkQueue(queue) != null)) {
-      return CompletableFuture.failedFuture(Requests.invalid("queue must be empty or a name"));
+  public CompletableFuture<Outcome> requeueDeadJob(String queueOrEmpty, long jobId) {
+    StoreException refusal = checkRequeueQueue(queueOrEmpty);
+    if (refusal == null && jobId < 1) {
+      refusal = Requests.invalid("job id must be at least 1, was " + jobId);
     }
-    if (jobIdOrZeroForAll < 0) {
-      return CompletableFuture.failedFuture(Requests.invalid("job id must not be negative"));
-    }
-    if (jobIdOrZeroForAll != 0) {
-      return writer.submit(AdminCommands.requeueDead(queue, jobIdOrZeroForAll, 1));
-    }
-    return requeueAll(queue, 0);
+    return refusal != null
+        ? CompletableFuture.failedFuture(refusal)
+        : writer.submit(AdminCommands.requeueDeadJob(queueOrEmpty, jobId));
+  }
+
+  /**
+   * Moves every dead job of {@code queueOrEmpty}, or of all queues when it is empty, back to ready
+   * now with attempts reset to 0, and answers how many moved; in writer commands of {@code 1000}
+   * jobs so other traffic interleaves.
+   */
+  public CompletableFuture<Long> requeueDead(String queueOrEmpty) {
+    StoreException refusal = checkRequeueQueue(queueOrEmpty);
+    return refusal != null ? CompletableFuture.failedFuture(refusal) : requeueAll(queueOrEmpty, 0);
+  }
+
+  private static StoreException checkRequeueQueue(String queue) {
+    return queue == null || (!queue.isEmpty() && Requests.checkQueue(queue) != null)
+        ? Requests.invalid("queue must be empty or a name")
+        : null;
   }
 
   private CompletableFuture<Long> requeueAll(String queue, long before) {
     int batch = AdminCommands.REQUEUE_BATCH_MAX;
     return writer
-        .submit(AdminCommands.requeueDead(queue, 0, batch))
+        .submit(AdminCommands.requeueDead(queue, batch))
         .thenCompose(
             n ->
                 n < batch

@@ -164,7 +164,7 @@ class AdminTest {
   @Test
   void requeue_of_one_dead_job_makes_it_ready_now_with_attempts_reset() {
     long id = deadJob("q");
-    assertThat(join(store.requeueDead("q", id))).isEqualTo(1);
+    assertThat(join(store.requeueDeadJob("q", id))).isEqualTo(Outcome.OK);
     JobView view = inspect(store, id);
     assertThat(view.state()).isEqualTo(JobState.READY);
     assertThat(view.attempts()).isZero();
@@ -174,14 +174,16 @@ class AdminTest {
     assertThat(view.finishedAt()).isNull();
     assertThat(view.availableAt()).isEqualTo(clock.instant());
     assertThat(leaseOne(store, "q").attempt()).isEqualTo(1);
-    assertThat(join(store.requeueDead("q", id))).isZero();
+    assertThat(join(store.requeueDeadJob("q", id))).isEqualTo(Outcome.INVALID_STATE);
+    assertThat(join(store.requeueDeadJob("q", id + 1))).isEqualTo(Outcome.UNKNOWN_JOB);
   }
 
   @Test
-  void requeue_with_a_job_id_of_another_queue_moves_nothing() {
+  void requeue_with_a_job_id_of_another_queue_is_invalid_state_and_moves_nothing() {
     long id = deadJob("a");
-    assertThat(join(store.requeueDead("b", id))).isZero();
-    assertThat(join(store.requeueDead("", id))).isEqualTo(1);
+    assertThat(join(store.requeueDeadJob("b", id))).isEqualTo(Outcome.INVALID_STATE);
+    assertThat(inspect(store, id).state()).isEqualTo(JobState.DEAD);
+    assertThat(join(store.requeueDeadJob("", id))).isEqualTo(Outcome.OK);
   }
 
   @Test
@@ -189,9 +191,9 @@ class AdminTest {
     deadJob("a");
     deadJob("a");
     deadJob("b");
-    assertThat(join(store.requeueDead("a", 0))).isEqualTo(2);
+    assertThat(join(store.requeueDead("a"))).isEqualTo(2);
     assertThat(inspect(store, deadJob("c")).state()).isEqualTo(JobState.DEAD);
-    assertThat(join(store.requeueDead("", 0))).isEqualTo(2);
+    assertThat(join(store.requeueDead(""))).isEqualTo(2);
     assertThat(join(store.listDead("", 0, 10)).jobs()).isEmpty();
   }
 
@@ -214,7 +216,7 @@ class AdminTest {
     nacks.forEach(TestStores::join);
     assertThat(store.counters().dead()).isEqualTo(count);
 
-    assertThat(join(store.requeueDead("q", 0))).isEqualTo(count);
+    assertThat(join(store.requeueDead("q"))).isEqualTo(count);
     assertThat(join(store.stats()).queues().get(0).ready()).isEqualTo(count);
   }
 
