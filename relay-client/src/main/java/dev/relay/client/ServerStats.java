@@ -41,6 +41,18 @@ public final class ServerStats {
   }
 
   @Override
+  public boolean equals(Object o) {
+    return o instanceof ServerStats other
+        && queues.equals(other.queues)
+        && counters.equals(other.counters);
+  }
+
+  @Override
+  public int hashCode() {
+    return queues.hashCode() * 31 + counters.hashCode();
+  }
+
+  @Override
   public String toString() {
     return "ServerStats[queues=" + queues.size() + ", counters=" + counters + "]";
   }
