@@ -2,8 +2,7 @@ package dev.relay.bench;
 
 import dev.relay.client.ClientOptions;
 import dev.relay.client.RelayClient;
-import dev.relay.protocol.Counter;
-import dev.relay.protocol.StatsResult;
+import dev.relay.client.ServerStats;
 import dev.relay.server.RelayServerMain;
 import dev.relay.server.store.CommitMode;
 import java.io.IOException;
@@ -121,22 +120,22 @@ final class ServerProcess implements AutoCloseable {
 
   /** The server's own counters, read over the protocol with STATS. */
   static ServerCounts counts(RelayClient client) {
-    StatsResult stats = RelayClient.await(client.stats());
+    ServerStats stats = RelayClient.await(client.stats());
     return new ServerCounts(
         counter(stats, "commits"), counter(stats, "committed_commands"), counter(stats, "acked"));
   }
 
-  private static long counter(StatsResult stats, String name) {
-    return stats.counters().stream()
-        .filter(c -> c.name().equals(name))
-        .mapToLong(Counter::value)
-        .findFirst()
-        .orElseThrow(() -> new IllegalStateException("STATS has no counter " + name));
+  private static long counter(ServerStats stats, String name) {
+    Long value = stats.counters().get(name);
+    if (value == null) {
+      throw new IllegalStateException("STATS has no counter " + name);
+    }
+    return value;
   }
 
   /** Jobs waiting or leased in {@code queue}, from STATS. */
   static long depth(RelayClient client, String queue) {
-    StatsResult stats = RelayClient.await(client.stats());
+    ServerStats stats = RelayClient.await(client.stats());
     return stats.queues().stream()
         .filter(q -> q.queue().equals(queue))
         .mapToLong(q -> q.ready() + q.scheduled() + q.leased())

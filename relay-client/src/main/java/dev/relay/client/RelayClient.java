@@ -294,8 +294,8 @@ public final class RelayClient implements AutoCloseable {
   }
 
   /** Job counts per queue and state, and the server's counters. */
-  public CompletableFuture<StatsResult> stats() {
-    return send(new Stats(), StatsResult.class, Duration.ZERO);
+  public CompletableFuture<ServerStats> stats() {
+    return send(new Stats(), StatsResult.class, Duration.ZERO).thenApply(ServerStats::new);
   }
 
   /** Everything the server knows about one job; fails with UNKNOWN_JOB when there is none. */

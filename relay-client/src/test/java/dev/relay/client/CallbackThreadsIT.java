@@ -91,10 +91,10 @@ final class CallbackThreadsIT {
       server.next().reply(new StatsResult(List.of(), List.of()));
 
       // A request the server never answers still times out...
-      CompletableFuture<StatsResult> unanswered = client.stats();
+      CompletableFuture<ServerStats> unanswered = client.stats();
       server.next();
       // ...and a request it answers still completes.
-      CompletableFuture<StatsResult> answered = client.stats();
+      CompletableFuture<ServerStats> answered = client.stats();
       server.next().reply(new StatsResult(List.of(), List.of()));
 
       assertThat(answered.get(HANG_SECONDS, TimeUnit.SECONDS).queues()).isEmpty();

@@ -89,14 +89,14 @@ final class RelayClientIT {
   void requests_are_pipelined_and_answers_may_come_in_any_order() throws Exception {
     RelayClient client = connect(server.options().build());
     CompletableFuture<Void> ack = client.ack(1, TOKEN);
-    CompletableFuture<StatsResult> stats = client.stats();
+    CompletableFuture<ServerStats> stats = client.stats();
     ScriptedServer.Received first = server.next();
     ScriptedServer.Received second = server.next();
 
     second.reply(emptyStats());
     first.reply(new Ok());
 
-    assertThat(stats.get()).isEqualTo(emptyStats());
+    assertThat(stats.get()).isEqualTo(new ServerStats(emptyStats()));
     assertThat(ack.get()).isNull();
     assertThat(first.frame().requestId()).isNotEqualTo(second.frame().requestId());
   }
@@ -104,11 +104,11 @@ final class RelayClientIT {
   @Test
   void a_request_past_pending_requests_max_fails_at_once_with_overloaded() throws Exception {
     RelayClient client = connect(server.options().pendingRequestsMax(3).build());
-    List<CompletableFuture<StatsResult>> waiting =
+    List<CompletableFuture<ServerStats>> waiting =
         List.of(client.stats(), client.stats(), client.stats());
     ScriptedServer.Received first = server.next();
 
-    CompletableFuture<StatsResult> overCap = client.stats();
+    CompletableFuture<ServerStats> overCap = client.stats();
 
     assertThat(overCap).isCompletedExceptionally();
     assertThatThrownBy(() -> RelayClient.await(overCap))
@@ -122,12 +122,12 @@ final class RelayClientIT {
 
     first.reply(emptyStats());
     waiting.get(0).get();
-    CompletableFuture<StatsResult> afterOneAnswered = client.stats();
+    CompletableFuture<ServerStats> afterOneAnswered = client.stats();
     server.next();
     server.next();
     ScriptedServer.Received fourth = server.next();
     fourth.reply(emptyStats());
-    assertThat(afterOneAnswered.get()).isEqualTo(emptyStats());
+    assertThat(afterOneAnswered.get()).isEqualTo(new ServerStats(emptyStats()));
   }
 
   @Test
@@ -161,7 +161,7 @@ final class RelayClientIT {
     server.close();
     awaitConnected(client, false);
 
-    CompletableFuture<StatsResult> whileDown = client.stats();
+    CompletableFuture<ServerStats> whileDown = client.stats();
     assertThat(whileDown).isCompletedExceptionally();
     assertThatThrownBy(() -> RelayClient.await(whileDown))
         .isInstanceOf(RelayConnectionException.class)
@@ -169,9 +169,9 @@ final class RelayClientIT {
 
     server = new ScriptedServer(port);
     awaitConnected(client, true);
-    CompletableFuture<StatsResult> afterReconnect = client.stats();
+    CompletableFuture<ServerStats> afterReconnect = client.stats();
     server.next().reply(emptyStats());
-    assertThat(afterReconnect.get()).isEqualTo(emptyStats());
+    assertThat(afterReconnect.get()).isEqualTo(new ServerStats(emptyStats()));
     assertThat(server.hellos()).hasSize(1);
   }
 
@@ -179,7 +179,7 @@ final class RelayClientIT {
   void a_request_without_answer_fails_with_a_timeout_after_the_request_timeout() {
     RelayClient client = connect(server.options().requestTimeout(Duration.ofMillis(200)).build());
 
-    CompletableFuture<StatsResult> stats = client.stats();
+    CompletableFuture<ServerStats> stats = client.stats();
 
     assertThatThrownBy(() -> RelayClient.await(stats))
         .isInstanceOfSatisfying(
@@ -213,7 +213,7 @@ final class RelayClientIT {
   @Test
   void closing_the_client_fails_pending_requests_and_later_ones() throws Exception {
     RelayClient client = connect(server.options().build());
-    CompletableFuture<StatsResult> pending = client.stats();
+    CompletableFuture<ServerStats> pending = client.stats();
     server.next();
 
     client.close();
@@ -261,11 +261,11 @@ final class RelayClientIT {
         .isInstanceOfSatisfying(
             RelayException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.FRAME_TOO_LARGE))
         .hasMessageContaining("exceeds the server's frame cap of 16384 bytes");
-    CompletableFuture<StatsResult> stats = client.stats();
+    CompletableFuture<ServerStats> stats = client.stats();
     ScriptedServer.Received next = server.next();
     assertThat(next.frame().message()).isInstanceOf(dev.relay.protocol.Stats.class);
     next.reply(emptyStats());
-    assertThat(stats.get()).isEqualTo(emptyStats());
+    assertThat(stats.get()).isEqualTo(new ServerStats(emptyStats()));
   }
 
   private static void awaitConnected(RelayClient client, boolean connected)

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.JobState;
-import dev.relay.protocol.QueueStats;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -136,7 +135,7 @@ final class WorkerIT {
         new Thread(
             () -> {
               while (sampling.get()) {
-                for (QueueStats q : RelayClient.await(producer.stats()).queues()) {
+                for (QueueStatus q : RelayClient.await(producer.stats()).queues()) {
                   if (q.queue().equals("flow")) {
                     leasedMaxOnServer.accumulateAndGet(q.leased(), Math::max);
                   }
@@ -155,7 +154,7 @@ final class WorkerIT {
     assertThat(runningMax.get()).isBetween(1, 8);
     assertThat(recorder.acked.keySet()).containsExactlyInAnyOrderElementsOf(ids);
     assertThat(recorder.acked.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
-    QueueStats flow =
+    QueueStatus flow =
         RelayClient.await(producer.stats()).queues().stream()
             .filter(q -> q.queue().equals("flow"))
             .findFirst()
@@ -271,7 +270,7 @@ final class WorkerIT {
     // The jobs held across the restart lost their leases (old tokens are void) and ran again.
     assertThat(recorder.lost).hasSizeGreaterThanOrEqualTo(4);
     Await.until(client::isConnected, "reconnected");
-    QueueStats stats =
+    QueueStatus stats =
         RelayClient.await(client.stats()).queues().stream()
             .filter(q -> q.queue().equals("restart"))
             .findFirst()

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.client.Await;
 import dev.relay.client.JobDetails;
+import dev.relay.client.ServerStats;
 import dev.relay.failure.HistoryEvent.EnqueueAcked;
 import dev.relay.failure.HistoryEvent.LeaseGranted;
 import dev.relay.failure.HistoryEvent.Settled;
@@ -13,7 +14,6 @@ import dev.relay.failure.RecordingWorker.Fate;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.JobState;
 import dev.relay.protocol.LeaseToken;
-import dev.relay.protocol.StatsResult;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -74,7 +74,7 @@ final class CrashRestartIT {
         run.startWorker(job -> JobPlan.meantToFail(job) ? Fate.NACK : Fate.ACK, LEASING);
       }
       run.awaitAcksAccepted(ACKS_BEFORE_KILL);
-      StatsResult beforeKill = crashAndRestart(run);
+      ServerStats beforeKill = crashAndRestart(run);
       List<HistoryEvent> preCrash = run.history().events();
       long recovered = recoveredPerStartLog(run.server());
       long enqueuesPresent = assertAcknowledgedEnqueuesPresent(run, preCrash);
@@ -129,8 +129,8 @@ final class CrashRestartIT {
    * Kills the server while every thread is busy, then holds them at the gate (their requests fail
    * fast while the server is down) and restarts it once all of them wait there.
    */
-  private static StatsResult crashAndRestart(RecordedRun run) throws Exception {
-    StatsResult beforeKill = run.admin().client().stats().join();
+  private static ServerStats crashAndRestart(RecordedRun run) throws Exception {
+    ServerStats beforeKill = run.admin().client().stats().join();
     run.killServer();
     run.gate().close();
     run.awaitEveryoneAtGate();

@@ -3,12 +3,12 @@ package dev.relay.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.client.Job;
+import dev.relay.client.QueueStatus;
 import dev.relay.client.RelayClient;
 import dev.relay.client.RelayException;
 import dev.relay.protocol.EnqueueResult;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.JobState;
-import dev.relay.protocol.QueueStats;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -68,7 +68,7 @@ class DiskFullIT {
         }
 
         // Reads carry on: stats and inspect answer from read-only connections.
-        QueueStats q = RelayClient.await(client.stats()).queues().get(0);
+        QueueStatus q = RelayClient.await(client.stats()).queues().get(0);
         assertThat(q.ready()).isEqualTo(acknowledged.size());
         long someJob = acknowledged.keySet().iterator().next();
         assertThat(RelayClient.await(client.inspect(someJob)).state()).isEqualTo(JobState.READY);

@@ -1,15 +1,14 @@
 package dev.relay.failure;
 
 import dev.relay.client.JobDetails;
+import dev.relay.client.ServerStats;
 import dev.relay.failure.HistoryEvent.EnqueueAcked;
 import dev.relay.failure.HistoryEvent.LeaseGranted;
 import dev.relay.failure.HistoryEvent.Settled;
 import dev.relay.failure.HistoryEvent.SideEffect;
 import dev.relay.failure.HistoryEvent.Verb;
-import dev.relay.protocol.Counter;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.JobState;
-import dev.relay.protocol.StatsResult;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.List;
@@ -87,11 +86,11 @@ final class HistoryQueries {
     return byState;
   }
 
-  static long counter(StatsResult stats, String name) {
-    return stats.counters().stream()
-        .filter(c -> c.name().equals(name))
-        .mapToLong(Counter::value)
-        .findAny()
-        .orElseThrow(() -> new AssertionError("no counter " + name + " in " + stats.counters()));
+  static long counter(ServerStats stats, String name) {
+    Long value = stats.counters().get(name);
+    if (value == null) {
+      throw new AssertionError("no counter " + name + " in " + stats.counters());
+    }
+    return value;
   }
 }

@@ -8,7 +8,6 @@ import dev.relay.client.RelayException;
 import dev.relay.client.Worker;
 import dev.relay.protocol.EnqueueResult;
 import dev.relay.protocol.ErrorCode;
-import dev.relay.protocol.QueueStats;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -106,7 +105,7 @@ class OverloadIT {
       assertThat(acknowledged.values()).doesNotHaveDuplicates();
 
       // The depth is on disk: every job is ready or held by a stalled worker.
-      QueueStats full = queue(monitor);
+      QueueDepth full = queue(monitor);
       assertThat(full.ready() + full.leased()).isEqualTo(JOBS);
       long databaseBytes = resources.scrape().get("relay_database_bytes").longValue();
       assertThat(databaseBytes).isGreaterThan((long) JOBS * PAYLOAD_BYTES);
@@ -234,18 +233,15 @@ class OverloadIT {
     long deadline = System.nanoTime() + PHASE_DEADLINE.toNanos();
     while (!done.getAsBoolean()) {
       assertThat(System.nanoTime()).as("phase finished in time").isLessThan(deadline);
-      QueueStats q = queue(monitor);
+      QueueDepth q = queue(monitor);
       leasedMax = Math.max(leasedMax, q.leased());
       readyMax = Math.max(readyMax, q.ready());
       Thread.sleep(10); // sampling interval of another process's counts; nothing is timed
     }
   }
 
-  private static QueueStats queue(RelayClient monitor) {
-    return RelayClient.await(monitor.stats()).queues().stream()
-        .filter(q -> q.queue().equals(QUEUE))
-        .findFirst()
-        .orElse(new QueueStats(QUEUE, false, 0, 0, 0, 0, 0, QueueStats.AGE_NONE));
+  private static QueueDepth queue(RelayClient monitor) {
+    return QueueDepth.of(RelayClient.await(monitor.stats()), QUEUE);
   }
 
   /** {@link #PAYLOAD_BYTES} starting with the payload's number. */

@@ -13,7 +13,6 @@ import dev.relay.failure.HistoryEvent.Verb;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.LeaseToken;
-import dev.relay.protocol.QueueStats;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -96,13 +95,9 @@ final class RecordingClient implements AutoCloseable {
    * The queue's stats (all zero while the queue does not exist), or empty when the server cannot
    * answer now (down, overloaded).
    */
-  Optional<QueueStats> queueStats(String queue) {
+  Optional<QueueDepth> queueStats(String queue) {
     try {
-      return Optional.of(
-          client.stats().join().queues().stream()
-              .filter(q -> q.queue().equals(queue))
-              .findAny()
-              .orElse(new QueueStats(queue, false, 0, 0, 0, 0, 0, QueueStats.AGE_NONE)));
+      return Optional.of(QueueDepth.of(client.stats().join(), queue));
     } catch (CompletionException e) {
       requireRetryable(e);
       return Optional.empty();

@@ -7,11 +7,11 @@ import dev.relay.client.DeadPage;
 import dev.relay.client.Job;
 import dev.relay.client.JobDetails;
 import dev.relay.client.JobSpecs;
+import dev.relay.client.QueueStatus;
 import dev.relay.client.RelayClient;
 import dev.relay.client.Worker;
 import dev.relay.client.WorkerListener;
 import dev.relay.protocol.JobState;
-import dev.relay.protocol.QueueStats;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -176,7 +176,7 @@ class RepeatedFailureIT {
     }
   }
 
-  private static QueueStats queueStats(RelayClient client) {
+  private static QueueStatus queueStats(RelayClient client) {
     return RelayClient.await(client.stats()).queues().stream()
         .filter(q -> q.queue().equals(QUEUE))
         .findFirst()

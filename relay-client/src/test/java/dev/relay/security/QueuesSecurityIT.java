@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relay.client.JobSpecs;
+import dev.relay.client.QueueStatus;
 import dev.relay.client.RelayClient;
 import dev.relay.client.RelayException;
 import dev.relay.failure.ServerProcess;
 import dev.relay.protocol.ErrorCode;
-import dev.relay.protocol.QueueStats;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,7 +49,7 @@ class QueuesSecurityIT {
           .satisfies(e -> assertThat(code(e)).isEqualTo(ErrorCode.UNKNOWN_QUEUE));
 
       assertThat(RelayClient.await(client.stats()).queues())
-          .extracting(QueueStats::queue)
+          .extracting(QueueStatus::queue)
           .containsExactly("emails");
     }
   }
@@ -69,7 +69,7 @@ class QueuesSecurityIT {
 
       assertThat(client.enqueueAndWait(JobSpecs.of("invoices", new byte[] {1}))).isPositive();
       assertThat(RelayClient.await(client.stats()).queues())
-          .extracting(QueueStats::queue)
+          .extracting(QueueStatus::queue)
           .containsExactly("invoices", "orders", "typo-2");
     }
   }

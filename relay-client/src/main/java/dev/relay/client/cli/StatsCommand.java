@@ -1,9 +1,9 @@
 package dev.relay.client.cli;
 
+import dev.relay.client.QueueStatus;
 import dev.relay.client.RelayClient;
-import dev.relay.protocol.Counter;
-import dev.relay.protocol.QueueStats;
-import dev.relay.protocol.StatsResult;
+import dev.relay.client.ServerStats;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,16 +26,16 @@ final class StatsCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     try (RelayClient client = relay.connect()) {
-      StatsResult stats = RelayClient.await(client.stats());
+      ServerStats stats = RelayClient.await(client.stats());
       relay.print(text(stats), json(stats));
     }
     return ExitCodes.OK;
   }
 
-  static String text(StatsResult stats) {
+  static String text(ServerStats stats) {
     List<List<String>> rows = new ArrayList<>();
     rows.add(HEADER);
-    for (QueueStats q : stats.queues()) {
+    for (QueueStatus q : stats.queues()) {
       rows.add(
           List.of(
               q.queue(),
@@ -45,9 +45,7 @@ final class StatsCommand implements Callable<Integer> {
               Long.toString(q.leased()),
               Long.toString(q.done()),
               Long.toString(q.dead()),
-              q.oldestReadyAgeMillis() == QueueStats.AGE_NONE
-                  ? "-"
-                  : Table.age(q.oldestReadyAgeMillis())));
+              q.oldestReadyAge().map(age -> Table.age(age.toMillis())).orElse("-")));
     }
     StringBuilder out = new StringBuilder(Table.render(rows));
     if (stats.queues().isEmpty()) {
@@ -57,17 +55,15 @@ final class StatsCommand implements Callable<Integer> {
       out.append('\n');
       List<List<String>> counters = new ArrayList<>();
       counters.add(List.of("COUNTER", "VALUE"));
-      for (Counter c : stats.counters()) {
-        counters.add(List.of(c.name(), Long.toString(c.value())));
-      }
+      stats.counters().forEach((name, value) -> counters.add(List.of(name, Long.toString(value))));
       out.append(Table.render(counters));
     }
     return out.toString().stripTrailing();
   }
 
-  static Map<String, Object> json(StatsResult stats) {
+  static Map<String, Object> json(ServerStats stats) {
     List<Map<String, Object>> queues = new ArrayList<>();
-    for (QueueStats q : stats.queues()) {
+    for (QueueStatus q : stats.queues()) {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("queue", q.queue());
       m.put("paused", q.paused());
@@ -76,13 +72,11 @@ final class StatsCommand implements Callable<Integer> {
       m.put("leased", q.leased());
       m.put("done", q.done());
       m.put("dead", q.dead());
-      m.put("oldestReadyAgeMillis", q.oldestReadyAgeMillis());
+      // null when no job is ready, as docs/client.md says; never the wire's -1
+      m.put("oldestReadyAgeMillis", q.oldestReadyAge().map(Duration::toMillis).orElse(null));
       queues.add(m);
     }
-    Map<String, Object> counters = new LinkedHashMap<>();
-    for (Counter c : stats.counters()) {
-      counters.put(c.name(), c.value());
-    }
+    Map<String, Object> counters = new LinkedHashMap<>(stats.counters());
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("queues", queues);
     json.put("counters", counters);
