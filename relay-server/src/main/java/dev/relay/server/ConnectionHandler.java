@@ -148,8 +148,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     welcomed = true;
     handshakeTimer.cancel(false);
     // Synchronously, inside the decoder's loop: a request pipelined right behind HELLO gets the
-    // full
-    // frame cap already.
+    // full frame cap already.
     ctx.pipeline().get(FrameDecoder.class).endHandshake();
     log.debug(
         "{} said HELLO as '{}'", ctx.channel().remoteAddress(), LogText.escape(hello.clientName()));
