@@ -60,7 +60,10 @@ final class StartupSummary {
         config.store().commitMode(),
         config.store().dbPagesMax() == 0 ? "none" : config.store().dbPagesMax());
     openBindWarning(bound, config.authToken().isPresent()).ifPresent(log::warn);
-    DirectMemoryBudget.warning(l, PlatformDependent.maxDirectMemory()).ifPresent(log::warn);
+    // INFO, not WARN: the defaults always allow more than the launcher's direct memory, and running
+    // out closes only the connections that need more (see OutOfMemory), so it is something to know,
+    // not something wrong; a WARN at every start would teach operators to ignore WARNs.
+    DirectMemoryBudget.warning(l, PlatformDependent.maxDirectMemory()).ifPresent(log::info);
     if (metrics != null) {
       openMetricsWarning(config, metrics.address()).ifPresent(log::warn);
     }
