@@ -270,6 +270,9 @@ public final class ServerProcess implements AutoCloseable {
       command.addAll(List.of("sh", "-c", "umask " + umask + " && exec \"$@\"", "relay-server"));
     }
     command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+    // As bin/relay-server does: no JVM warning about sqlite-jdbc's System.load on Java 24+, so the
+    // server's output holds only log records.
+    command.add("--enable-native-access=ALL-UNNAMED");
     command.add("-Xmx256m");
     command.addAll(jvmOptions);
     command.add("-cp");
