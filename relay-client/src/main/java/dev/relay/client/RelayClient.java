@@ -15,6 +15,7 @@ import dev.relay.protocol.Enqueued;
 import dev.relay.protocol.EnqueuedBatch;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.ErrorResponse;
+import dev.relay.protocol.FrameBudget;
 import dev.relay.protocol.Inspect;
 import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobSpec;
@@ -174,7 +175,7 @@ public final class RelayClient implements AutoCloseable {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
-    Optional<RelayException> tooLarge = frameTooLarge(job.encodedSize());
+    Optional<RelayException> tooLarge = frameTooLarge(FrameBudget.enqueueFrameBytes(job));
     if (tooLarge.isPresent()) {
       return CompletableFuture.failedFuture(tooLarge.get());
     }
@@ -198,9 +199,7 @@ public final class RelayClient implements AutoCloseable {
       return CompletableFuture.failedFuture(e);
     }
     EnqueueBatch batch = new EnqueueBatch(jobs);
-    // u16 count, then the job specs
-    Optional<RelayException> tooLarge =
-        frameTooLarge(Short.BYTES + jobs.stream().mapToInt(JobSpec::encodedSize).sum());
+    Optional<RelayException> tooLarge = frameTooLarge(FrameBudget.enqueueBatchFrameBytes(jobs));
     if (tooLarge.isPresent()) {
       return CompletableFuture.failedFuture(tooLarge.get());
     }
@@ -219,12 +218,11 @@ public final class RelayClient implements AutoCloseable {
   }
 
   /**
-   * The error for a request body of {@code bodyBytes} that would exceed the server's frame cap:
+   * The error for a request frame of {@code frameBytes} that would exceed the server's frame cap:
    * sent anyway, the server would have to close the connection, failing every other pending request
    * with it.
    */
-  private Optional<RelayException> frameTooLarge(int bodyBytes) {
-    int frameBytes = ProtocolLimits.FRAME_HEADER_BYTES + bodyBytes;
+  private Optional<RelayException> frameTooLarge(int frameBytes) {
     int cap = serverLimits().map(Welcome::frameBytesMax).orElse(ProtocolLimits.FRAME_BYTES_MAX);
     if (frameBytes <= cap) {
       return Optional.empty();

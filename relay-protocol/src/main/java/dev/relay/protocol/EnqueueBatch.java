@@ -7,7 +7,7 @@ import java.util.List;
  * answered by ENQUEUED_BATCH with one result per job, in order.
  *
  * <p>The whole frame must fit in the server's frame cap; budget it with {@link
- * JobSpec#encodedSize()}.
+ * FrameBudget#enqueueBatchFrameBytes}.
  */
 public record EnqueueBatch(List<JobSpec> jobs) implements Request {
   public EnqueueBatch {

@@ -122,8 +122,8 @@ public record JobSpec(
         headers);
   }
 
-  /** Encoded size of this job spec in bytes, to budget an ENQUEUE_BATCH within a frame. */
-  public int encodedSize() {
+  /** Encoded size of this job spec in bytes; peers budget frames with {@link FrameBudget}. */
+  int encodedSize() {
     return FIXED_BYTES
         + queue.length()
         + payload.size()
@@ -134,7 +134,7 @@ public record JobSpec(
   }
 
   /** Encoded size of the largest job spec carrying {@code payloadBytes} of payload. */
-  public static int encodedSizeMax(int payloadBytes) {
+  static int encodedSizeMax(int payloadBytes) {
     return FIXED_BYTES
         + ProtocolLimits.QUEUE_NAME_BYTES_MAX
         + payloadBytes
