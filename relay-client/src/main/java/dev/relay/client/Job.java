@@ -1,7 +1,7 @@
 package dev.relay.client;
 
+import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.Header;
-import dev.relay.protocol.LeaseToken;
 import dev.relay.protocol.LeasedJob;
 import java.time.Instant;
 import java.util.Collections;
@@ -102,7 +102,7 @@ public final class Job {
    * The fencing token of this lease, which ACK, NACK, RELEASE and RENEW must present; a secret of
    * this lease, never logged by the client.
    */
-  public LeaseToken token() {
+  public FencingToken token() {
     return leased.token();
   }
 

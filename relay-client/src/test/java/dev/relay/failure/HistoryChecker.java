@@ -6,8 +6,8 @@ import dev.relay.failure.HistoryEvent.LeaseGranted;
 import dev.relay.failure.HistoryEvent.ServerKilled;
 import dev.relay.failure.HistoryEvent.Settled;
 import dev.relay.failure.HistoryEvent.Verb;
+import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.JobState;
-import dev.relay.protocol.LeaseToken;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -161,7 +161,7 @@ final class HistoryChecker {
   private static final class JobHistory {
     final List<LeaseGranted> leases = new ArrayList<>();
     final List<Settled> acksAccepted = new ArrayList<>();
-    final Map<LeaseToken, Long> mayHaveSettledAtMillis = new HashMap<>();
+    final Map<FencingToken, Long> mayHaveSettledAtMillis = new HashMap<>();
     boolean enqueueAcked;
     Inspected inspected;
 
@@ -180,7 +180,7 @@ final class HistoryChecker {
       }
     }
 
-    LeaseGranted leaseWith(LeaseToken token) {
+    LeaseGranted leaseWith(FencingToken token) {
       return leases.stream().filter(l -> l.token().equals(token)).findFirst().orElse(null);
     }
 

@@ -10,9 +10,9 @@ import dev.relay.client.RelayClient;
 import dev.relay.client.RelayException;
 import dev.relay.protocol.EnqueueResult;
 import dev.relay.protocol.ErrorCode;
+import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.JobState;
-import dev.relay.protocol.LeaseToken;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -237,7 +237,7 @@ class ServerCrashMidTransactionIT {
       Map<Long, JobDetails> jobs,
       List<Long> workIds,
       List<LeaseAckLoop> workers) {
-    Map<Long, LeaseToken> leased = new HashMap<>();
+    Map<Long, FencingToken> leased = new HashMap<>();
     Set<Long> ackedOk = ConcurrentHashMap.newKeySet();
     int acksSent = 0;
     for (LeaseAckLoop w : workers) {
@@ -266,7 +266,7 @@ class ServerCrashMidTransactionIT {
       }
     }
     int landedWithoutReply = 0;
-    for (Map.Entry<Long, LeaseToken> lease : leased.entrySet()) {
+    for (Map.Entry<Long, FencingToken> lease : leased.entrySet()) {
       if (ackedOk.contains(lease.getKey())) {
         continue;
       }
@@ -361,7 +361,7 @@ class ServerCrashMidTransactionIT {
    */
   private static final class LeaseAckLoop {
     final RelayClient client;
-    final Map<Long, LeaseToken> leased = new ConcurrentHashMap<>();
+    final Map<Long, FencingToken> leased = new ConcurrentHashMap<>();
     final Set<Long> ackedOk = ConcurrentHashMap.newKeySet();
     final AtomicInteger acksSent = new AtomicInteger();
     final AtomicInteger leasesCutOff = new AtomicInteger();

@@ -8,8 +8,8 @@ import dev.relay.client.JobDetails;
 import dev.relay.client.JobSpecs;
 import dev.relay.client.RelayClient;
 import dev.relay.protocol.ErrorCode;
+import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.JobState;
-import dev.relay.protocol.LeaseToken;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -89,7 +89,7 @@ class StaleWorkerReturnsIT {
   }
 
   private static void assertEveryLeaseRequestIsStale(
-      RelayClient client, long id, LeaseToken token) {
+      RelayClient client, long id, FencingToken token) {
     assertRefused(ErrorCode.STALE_TOKEN, client.ack(id, token));
     assertRefused(ErrorCode.STALE_TOKEN, client.nack(id, token, "late"));
     assertRefused(ErrorCode.STALE_TOKEN, client.renew(id, token, LONG_LEASE));

@@ -25,7 +25,7 @@ public record LeasedJob(
     int priority,
     int attempt,
     long fencing,
-    LeaseToken token,
+    FencingToken token,
     long enqueuedAtMillis,
     long leaseExpiresAtMillis,
     Payload payload,
@@ -68,7 +68,7 @@ public record LeasedJob(
       int priority,
       int attempt,
       long fencing,
-      LeaseToken token,
+      FencingToken token,
       long enqueuedAtMillis,
       long leaseExpiresAtMillis,
       Payload payload) {

@@ -1,6 +1,6 @@
 package dev.relay.server.store;
 
-import dev.relay.protocol.LeaseToken;
+import dev.relay.protocol.FencingToken;
 import java.nio.file.Path;
 import java.sql.Statement;
 import java.time.Duration;
@@ -87,7 +87,7 @@ public final class JobStore implements AutoCloseable {
   }
 
   /** Marks the job done if {@code token} holds its unexpired lease. */
-  public CompletableFuture<Outcome> ack(long jobId, LeaseToken token) {
+  public CompletableFuture<Outcome> ack(long jobId, FencingToken token) {
     return writer.submit(LeaseCommands.ack(jobId, Objects.requireNonNull(token, "token")));
   }
 
@@ -97,7 +97,7 @@ public final class JobStore implements AutoCloseable {
    * {@link StoreLimits#ERROR_TEXT_CHARS_MAX} is cut to that length.
    */
   public CompletableFuture<Outcome> nack(
-      long jobId, LeaseToken token, String errorText, Duration retryDelayOrNull) {
+      long jobId, FencingToken token, String errorText, Duration retryDelayOrNull) {
     StoreException refusal = Requests.checkRetryDelay(retryDelayOrNull);
     if (refusal != null) {
       return CompletableFuture.failedFuture(refusal);
@@ -111,13 +111,13 @@ public final class JobStore implements AutoCloseable {
   }
 
   /** Returns the job to ready now without spending its attempt. */
-  public CompletableFuture<Outcome> release(long jobId, LeaseToken token) {
+  public CompletableFuture<Outcome> release(long jobId, FencingToken token) {
     return writer.submit(LeaseCommands.release(jobId, Objects.requireNonNull(token, "token")));
   }
 
   /** Extends the lease to now plus {@code leaseDuration} (within the configured bounds). */
   public CompletableFuture<RenewResult> renew(
-      long jobId, LeaseToken token, Duration leaseDuration) {
+      long jobId, FencingToken token, Duration leaseDuration) {
     StoreException refusal = Requests.checkLeaseDuration(leaseDuration, config);
     return refusal != null
         ? CompletableFuture.failedFuture(refusal)

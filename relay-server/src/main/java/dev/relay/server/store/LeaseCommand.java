@@ -1,6 +1,6 @@
 package dev.relay.server.store;
 
-import dev.relay.protocol.LeaseToken;
+import dev.relay.protocol.FencingToken;
 import dev.relay.server.LogText;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -54,7 +54,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
   private static final String FENCE =
       "UPDATE jobs SET state = "
           + Schema.LEASED
-          + ", lease_token = ?, lease_expires_at_ms = ?, attempts = attempts + 1,"
+          + ", fencing_token = ?, lease_expires_at_ms = ?, attempts = attempts + 1,"
           + " fencing = fencing + 1 WHERE id = ? AND state = "
           + Schema.READY;
   private static final String TO_CORRUPT =
@@ -190,7 +190,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
       markCorrupt(context, id, queue, crcStored, crc.getValue());
       return null;
     }
-    LeaseToken token = context.newToken();
+    FencingToken token = context.newToken();
     long expiresAt = context.now() + leaseMillis;
     PreparedStatement fence = context.statement(FENCE);
     fence.setBytes(1, token.toBytes());

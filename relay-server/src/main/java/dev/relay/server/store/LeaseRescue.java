@@ -22,7 +22,7 @@ final class LeaseRescue {
   static final String DEAD_REASON = "lease expired";
 
   private static final String COLUMNS =
-      "SELECT id, queue, attempts, max_attempts, lease_token, lease_expires_at_ms";
+      "SELECT id, queue, attempts, max_attempts, fencing_token, lease_expires_at_ms";
   private static final String EXPIRED =
       COLUMNS
           + " FROM jobs WHERE state = "
@@ -40,17 +40,17 @@ final class LeaseRescue {
   private static final String CAS =
       " WHERE id = ? AND state = "
           + Schema.LEASED
-          + " AND lease_token = ? AND lease_expires_at_ms <= ?";
+          + " AND fencing_token = ? AND lease_expires_at_ms <= ?";
   private static final String TO_READY =
       "UPDATE jobs SET state = "
           + Schema.READY
-          + ", lease_token = NULL, lease_expires_at_ms = NULL, expiries = expiries + 1,"
+          + ", fencing_token = NULL, lease_expires_at_ms = NULL, expiries = expiries + 1,"
           + " last_error = ?, available_at_ms = ?"
           + CAS;
   private static final String TO_DEAD =
       "UPDATE jobs SET state = "
           + Schema.DEAD
-          + ", lease_token = NULL, lease_expires_at_ms = NULL, expiries = expiries + 1,"
+          + ", fencing_token = NULL, lease_expires_at_ms = NULL, expiries = expiries + 1,"
           + " last_error = ?, finished_at_ms = ?, dead_reason = '"
           + DEAD_REASON
           + "'"

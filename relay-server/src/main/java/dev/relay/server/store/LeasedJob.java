@@ -1,7 +1,7 @@
 package dev.relay.server.store;
 
+import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.Header;
-import dev.relay.protocol.LeaseToken;
 import java.time.Instant;
 import java.util.List;
 
@@ -26,7 +26,7 @@ public record LeasedJob(
     int priority,
     int attempt,
     long fencing,
-    LeaseToken token,
+    FencingToken token,
     Instant enqueuedAt,
     Instant leaseExpiresAt,
     byte[] payload,

@@ -96,9 +96,14 @@ final class Schema {
    * mark so no id is ever reused.
    */
   private static List<String> migrateToTypesAndHeaders() {
-    String carried =
+    // Version 1's lease_token is version 2's fencing_token: the glossary's word, same bytes.
+    String carriedFrom =
         "id, queue, state, priority, attempts, max_attempts, fencing, expiries, failures,"
             + " enqueued_at_ms, available_at_ms, lease_token, lease_expires_at_ms, finished_at_ms,"
+            + " idempotency_key, last_error, dead_reason, payload_bytes, payload_crc32c, payload";
+    String carriedTo =
+        "id, queue, state, priority, attempts, max_attempts, fencing, expiries, failures,"
+            + " enqueued_at_ms, available_at_ms, fencing_token, lease_expires_at_ms, finished_at_ms,"
             + " idempotency_key, last_error, dead_reason, payload_bytes, payload_crc32c, payload";
     List<String> steps = new ArrayList<>();
     steps.add(
@@ -114,7 +119,7 @@ final class Schema {
             + " failures INTEGER NOT NULL DEFAULT 0,"
             + " enqueued_at_ms INTEGER NOT NULL,"
             + " available_at_ms INTEGER NOT NULL,"
-            + " lease_token BLOB,"
+            + " fencing_token BLOB,"
             + " lease_expires_at_ms INTEGER,"
             + " finished_at_ms INTEGER,"
             + " idempotency_key TEXT,"
@@ -127,7 +132,7 @@ final class Schema {
             // Last, so reading the other columns never walks the payload's overflow pages.
             + " payload BLOB NOT NULL"
             + ")");
-    steps.add("INSERT INTO jobs_v2 (" + carried + ") SELECT " + carried + " FROM jobs");
+    steps.add("INSERT INTO jobs_v2 (" + carriedTo + ") SELECT " + carriedFrom + " FROM jobs");
     steps.add("DELETE FROM sqlite_sequence WHERE name = 'jobs_v2'");
     steps.add(
         "INSERT INTO sqlite_sequence (name, seq)"

@@ -131,7 +131,7 @@ class ExpiryTest {
     try (Statement s = context.connection().createStatement();
         ResultSet r =
             s.executeQuery(
-                "SELECT id, queue, attempts, max_attempts, lease_token, lease_expires_at_ms"
+                "SELECT id, queue, attempts, max_attempts, fencing_token, lease_expires_at_ms"
                     + " FROM jobs WHERE id = "
                     + id)) {
       r.next();

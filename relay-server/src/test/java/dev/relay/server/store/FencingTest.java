@@ -7,7 +7,7 @@ import static dev.relay.server.store.TestStores.lease;
 import static dev.relay.server.store.TestStores.leaseOne;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relay.protocol.LeaseToken;
+import dev.relay.protocol.FencingToken;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -67,7 +67,7 @@ class FencingTest {
   void a_forged_token_is_rejected_like_a_stale_one() {
     enqueue(store, "q", "payload");
     LeasedJob job = leaseOne(store, "q");
-    LeaseToken forged = LeaseToken.random(new SecureRandom());
+    FencingToken forged = FencingToken.random(new SecureRandom());
     assertThat(join(store.ack(job.jobId(), forged))).isEqualTo(Outcome.STALE_TOKEN);
     assertThat(inspect(store, job.jobId()).state()).isEqualTo(JobState.LEASED);
   }
@@ -96,7 +96,7 @@ class FencingTest {
     JobView done = inspect(store, job.jobId());
 
     assertThat(join(store.ack(job.jobId(), job.token()))).isEqualTo(Outcome.ALREADY_ACKED);
-    LeaseToken other = LeaseToken.random(new SecureRandom());
+    FencingToken other = FencingToken.random(new SecureRandom());
     assertThat(join(store.ack(job.jobId(), other))).isEqualTo(Outcome.STALE_TOKEN);
     assertThat(join(store.nack(job.jobId(), job.token(), "x", null)))
         .isEqualTo(Outcome.ALREADY_ACKED);
