@@ -68,9 +68,9 @@ public final class Job {
     return leased.attempt();
   }
 
-  /** The job's lease counter, increasing with every lease: a larger number is a newer lease. */
-  public long fencing() {
-    return leased.fencing();
+  /** The job's fencing number, increasing with every lease: a larger number is a newer lease. */
+  public long fencingNumber() {
+    return leased.fencingNumber();
   }
 
   /** Its priority class, 0 (most urgent) to 3. */
@@ -124,8 +124,8 @@ public final class Job {
         + (type().isEmpty() ? "" : ", type=" + type())
         + ", attempt="
         + attempt()
-        + ", fencing="
-        + fencing()
+        + ", fencingNumber="
+        + fencingNumber()
         + "]";
   }
 }

@@ -74,7 +74,7 @@ class AckAfterExpiryIT {
       Job b = leaseOne(workerB, LONG_LEASE, Duration.ofSeconds(30)).orElseThrow();
       assertThat(b.id()).isEqualTo(id);
       assertThat(b.attempt()).isEqualTo(2);
-      assertThat(b.fencing()).isGreaterThan(a.fencing());
+      assertThat(b.fencingNumber()).isGreaterThan(a.fencingNumber());
       assertRefused(ErrorCode.STALE_TOKEN, workerA.ack(id, a.token()));
       assertThat(RelayClient.await(workerB.inspect(id)).state()).isEqualTo(JobState.LEASED);
 
@@ -86,8 +86,8 @@ class AckAfterExpiryIT {
       System.out.printf(
           "AckAfterExpiryIT: late ACK of job %d: expired lease -> LEASE_EXPIRED (NACK, RENEW"
               + " too), taken back -> NOT_LEASED, leased again -> STALE_TOKEN, after B's ACK ->"
-              + " STALE_TOKEN; delivered again as attempt %d (fencing %d -> %d), done by B%n",
-          id, b.attempt(), a.fencing(), b.fencing());
+              + " STALE_TOKEN; delivered again as attempt %d (fencing number %d -> %d), done by B%n",
+          id, b.attempt(), a.fencingNumber(), b.fencingNumber());
     }
   }
 

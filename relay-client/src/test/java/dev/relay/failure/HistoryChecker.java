@@ -107,21 +107,23 @@ final class HistoryChecker {
       out.add(
           new Violation(Rule.ACK_TWICE, jobId, job.acksAccepted.size() + " ACKs were accepted"));
     }
-    long newestFencing = job.leases.stream().mapToLong(LeaseGranted::fencing).max().orElse(0);
+    long newestFencingNumber =
+        job.leases.stream().mapToLong(LeaseGranted::fencingNumber).max().orElse(0);
     for (Settled ack : job.acksAccepted) {
       LeaseGranted lease = job.leaseWith(ack.token());
       String problem = null;
       if (lease == null) {
         problem = "ACK accepted with a token never granted";
-      } else if (lease.fencing() < newestFencing) {
-        problem = "a lease with fencing " + newestFencing + " was granted too";
+      } else if (lease.fencingNumber() < newestFencingNumber) {
+        problem = "a lease with fencing number " + newestFencingNumber + " was granted too";
       } else if (job.inspected != null
           && job.inspected.state().isPresent()
-          && job.inspected.fencing() != lease.fencing()) {
-        problem = "the job ends at fencing " + job.inspected.fencing();
+          && job.inspected.fencingNumber() != lease.fencingNumber()) {
+        problem = "the job ends at fencing number " + job.inspected.fencingNumber();
       }
       if (problem != null) {
-        String acked = lease == null ? "" : "ACK accepted for fencing " + lease.fencing() + ", ";
+        String acked =
+            lease == null ? "" : "ACK accepted for fencing number " + lease.fencingNumber() + ", ";
         out.add(new Violation(Rule.ACK_NOT_LATEST_LEASE, jobId, acked + problem));
       }
     }
@@ -129,27 +131,30 @@ final class HistoryChecker {
 
   private static void checkLeases(
       long jobId, JobHistory job, List<Long> killsAtMillis, List<Violation> out) {
-    List<LeaseGranted> byFencing = new ArrayList<>(job.leases);
-    byFencing.sort(Comparator.comparingLong(LeaseGranted::fencing));
-    for (int older = 0; older < byFencing.size(); older++) {
-      LeaseGranted a = byFencing.get(older);
+    List<LeaseGranted> byFencingNumber = new ArrayList<>(job.leases);
+    byFencingNumber.sort(Comparator.comparingLong(LeaseGranted::fencingNumber));
+    for (int older = 0; older < byFencingNumber.size(); older++) {
+      LeaseGranted a = byFencingNumber.get(older);
       long aEndsAtMillis = job.endOf(a, killsAtMillis);
-      for (int newer = older + 1; newer < byFencing.size(); newer++) {
-        LeaseGranted b = byFencing.get(newer);
-        if (b.fencing() == a.fencing()) {
+      for (int newer = older + 1; newer < byFencingNumber.size(); newer++) {
+        LeaseGranted b = byFencingNumber.get(newer);
+        if (b.fencingNumber() == a.fencingNumber()) {
           out.add(
-              new Violation(Rule.LEASES_OVERLAP, jobId, "two leases share fencing " + a.fencing()));
+              new Violation(
+                  Rule.LEASES_OVERLAP,
+                  jobId,
+                  "two leases share fencing number " + a.fencingNumber()));
         } else if (b.grantedAtMillis() < aEndsAtMillis) {
           out.add(
               new Violation(
                   Rule.LEASES_OVERLAP,
                   jobId,
                   "lease "
-                      + b.fencing()
+                      + b.fencingNumber()
                       + " granted at "
                       + b.grantedAtMillis()
                       + ", lease "
-                      + a.fencing()
+                      + a.fencingNumber()
                       + " held until "
                       + aEndsAtMillis));
         }

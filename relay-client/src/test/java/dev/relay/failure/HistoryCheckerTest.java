@@ -103,7 +103,8 @@ final class HistoryCheckerTest {
     leased(2, 1, 100, 1_000);
     ack(2, token(99), 200, Optional.empty());
     inspected(2, JobState.DONE, 1);
-    // 3: the acked lease was fencing 1, yet the job ends at fencing 2: leased again after its ACK.
+    // 3: the acked lease was fencing number 1, yet the job ends at fencing number 2: leased again
+    // after its ACK.
     enqueued(3);
     FencingToken acked = leased(3, 1, 100, 1_000);
     ack(3, acked, 200, Optional.empty());
@@ -182,11 +183,11 @@ final class HistoryCheckerTest {
   }
 
   private FencingToken leased(
-      long jobId, long fencing, long grantedAtMillis, long expiresAtMillis) {
+      long jobId, long fencingNumber, long grantedAtMillis, long expiresAtMillis) {
     FencingToken token = token((int) (jobId * 100 + history.size()));
     history.add(
         new LeaseGranted(
-            grantedAtMillis + 2, jobId, token, fencing, grantedAtMillis, expiresAtMillis));
+            grantedAtMillis + 2, jobId, token, fencingNumber, grantedAtMillis, expiresAtMillis));
     return token;
   }
 
@@ -199,8 +200,8 @@ final class HistoryCheckerTest {
         new Settled(sentAtMillis + 5, sentAtMillis, Verb.NACK, jobId, token, Optional.empty()));
   }
 
-  private void inspected(long jobId, JobState state, long fencing) {
-    history.add(new Inspected(50_000, jobId, Optional.of(state), fencing));
+  private void inspected(long jobId, JobState state, long fencingNumber) {
+    history.add(new Inspected(50_000, jobId, Optional.of(state), fencingNumber));
   }
 
   private static FencingToken token(int seed) {

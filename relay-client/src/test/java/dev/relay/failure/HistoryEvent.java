@@ -26,7 +26,7 @@ sealed interface HistoryEvent {
       long atMillis,
       long jobId,
       FencingToken token,
-      long fencing,
+      long fencingNumber,
       long grantedAtMillis,
       long expiresAtMillis)
       implements HistoryEvent {}
@@ -72,6 +72,6 @@ sealed interface HistoryEvent {
    * The job as INSPECT showed it once the run was over; {@code state} is empty when the server
    * answered {@code UNKNOWN_JOB}.
    */
-  record Inspected(long atMillis, long jobId, Optional<JobState> state, long fencing)
+  record Inspected(long atMillis, long jobId, Optional<JobState> state, long fencingNumber)
       implements HistoryEvent {}
 }

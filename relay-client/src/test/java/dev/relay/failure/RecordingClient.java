@@ -69,7 +69,12 @@ final class RecordingClient implements AutoCloseable {
                 long expires = job.leaseExpiresAt().toEpochMilli();
                 history.record(
                     new LeaseGranted(
-                        at, job.id(), job.token(), job.fencing(), expires - leaseMillis, expires));
+                        at,
+                        job.id(),
+                        job.token(),
+                        job.fencingNumber(),
+                        expires - leaseMillis,
+                        expires));
               }
               return jobs;
             });
@@ -120,7 +125,10 @@ final class RecordingClient implements AutoCloseable {
         info.ifPresent(j -> found.put(id, j));
         history.record(
             new Inspected(
-                now(), id, info.map(JobDetails::state), info.map(JobDetails::fencing).orElse(0L)));
+                now(),
+                id,
+                info.map(JobDetails::state),
+                info.map(JobDetails::fencingNumber).orElse(0L)));
       }
     }
     return found;

@@ -249,7 +249,7 @@ class ServerCrashMidTransactionIT {
     for (long id : workIds) {
       JobDetails job = jobs.get(id);
       assertThat(job).as("acknowledged enqueue of work job %d", id).isNotNull();
-      assertThat(job.fencing()).as("fencing of %s", job).isEqualTo(job.attempts());
+      assertThat(job.fencingNumber()).as("fencing number of %s", job).isEqualTo(job.attempts());
       if (job.state() == JobState.DONE) {
         assertThat(job.attempts()).as("attempts of %s", job).isEqualTo(1);
         assertThat(job.expiries()).as("expiries of %s", job).isZero();

@@ -18,7 +18,7 @@ import java.util.Optional;
  */
 final class Reads {
   private static final String VIEW_COLUMNS =
-      "SELECT id, queue, state, priority, attempts, max_attempts, fencing, expiries, failures,"
+      "SELECT id, queue, state, priority, attempts, max_attempts, fencing_number, expiries, failures,"
           + " enqueued_at_ms, available_at_ms, lease_expires_at_ms, finished_at_ms, payload_bytes,"
           + " last_error, dead_reason, idempotency_key, type, headers FROM jobs";
   private static final String INSPECT = VIEW_COLUMNS + " WHERE id = ?";

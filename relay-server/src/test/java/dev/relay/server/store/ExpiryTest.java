@@ -39,7 +39,7 @@ class ExpiryTest {
   }
 
   @Test
-  void lost_ack_means_the_job_is_delivered_again_with_a_higher_attempt_and_fencing() {
+  void lost_ack_means_the_job_is_delivered_again_with_a_higher_attempt_and_fencing_number() {
     long id = enqueue(store, "q", "payload");
     LeasedJob first = leaseOne(store, "q");
     clock.advance(TestStores.LEASE);
@@ -55,7 +55,7 @@ class ExpiryTest {
     LeasedJob second = leaseOne(store, "q");
     assertThat(second.jobId()).isEqualTo(id);
     assertThat(second.attempt()).isEqualTo(2);
-    assertThat(second.fencing()).isGreaterThan(first.fencing());
+    assertThat(second.fencingNumber()).isGreaterThan(first.fencingNumber());
     assertThat(second.token()).isNotEqualTo(first.token());
     assertThat(join(store.ack(id, first.token()))).isEqualTo(Outcome.STALE_TOKEN);
     assertThat(join(store.ack(id, second.token()))).isEqualTo(Outcome.OK);

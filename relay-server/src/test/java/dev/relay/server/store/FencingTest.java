@@ -16,7 +16,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Fencing tokens: only the current lease's token can act on a job, and fencing only grows. */
+/**
+ * Fencing tokens: only the current lease's token can act on a job, and the fencing number only
+ * grows.
+ */
 class FencingTest {
   @TempDir Path dir;
   final TestClock clock = new TestClock();
@@ -107,16 +110,16 @@ class FencingTest {
   @Test
   void fencing_grows_with_every_lease_and_release_does_not_spend_the_attempt() {
     long id = enqueue(store, "q", "payload");
-    long lastFencing = 0;
+    long lastFencingNumber = 0;
     for (int i = 1; i <= 4; i++) {
       LeasedJob job = leaseOne(store, "q");
-      assertThat(job.fencing()).isEqualTo(lastFencing + 1);
+      assertThat(job.fencingNumber()).isEqualTo(lastFencingNumber + 1);
       assertThat(job.attempt()).isEqualTo(1);
-      lastFencing = job.fencing();
+      lastFencingNumber = job.fencingNumber();
       assertThat(join(store.release(id, job.token()))).isEqualTo(Outcome.OK);
     }
     JobView view = inspect(store, id);
-    assertThat(view.fencing()).isEqualTo(4);
+    assertThat(view.fencingNumber()).isEqualTo(4);
     assertThat(view.attempts()).isZero();
     assertThat(view.state()).isEqualTo(JobState.READY);
     assertThat(store.counters().released()).isEqualTo(4);
