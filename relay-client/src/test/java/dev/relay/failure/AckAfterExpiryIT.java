@@ -21,8 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Failure table row 3, <b>ACK delayed past expiry</b>: rejected by the expiry and token checks.
  *
  * <p>Method: worker A leases a job for 200 ms and answers only after the lease has expired, at each
- * of the three points a late answer can arrive. The server runs with the expiry sweep set to an
- * hour, so the only thing that takes the job back is a LEASE on its queue, and each point is
+ * of the three points a late answer can arrive. The server runs with periodic lease expiry set to
+ * an hour, so the only thing that takes the job back is a LEASE on its queue, and each point is
  * reached deterministically.
  *
  * <p>Expected: while the expired lease is still on record, ACK, NACK and RENEW get {@code

@@ -240,7 +240,7 @@ public final class JobStore implements AutoCloseable {
 
   /**
    * Housekeeping: returns expired leases to ready (after backoff) or to dead, in writer commands of
-   * {@link LeaseRescue#SWEEP_BATCH_MAX} until none is left. Blocks until done; runs on the
+   * {@link LeaseExpiry#EXPIRE_BATCH_MAX} until none is left. Blocks until done; runs on the
    * housekeeping thread every {@code expirySweepInterval} and is callable directly from tests.
    */
   public ExpiryResult expireLeases() {
@@ -248,10 +248,10 @@ public final class JobStore implements AutoCloseable {
     long dead = 0;
     while (true) {
       ExpiryResult r =
-          writer.await(writer.submit(c -> LeaseRescue.sweep(c, LeaseRescue.SWEEP_BATCH_MAX)));
+          writer.await(writer.submit(c -> LeaseExpiry.expire(c, LeaseExpiry.EXPIRE_BATCH_MAX)));
       requeued += r.requeued();
       dead += r.dead();
-      if (r.requeued() + r.dead() < LeaseRescue.SWEEP_BATCH_MAX) {
+      if (r.requeued() + r.dead() < LeaseExpiry.EXPIRE_BATCH_MAX) {
         return new ExpiryResult(requeued, dead);
       }
     }

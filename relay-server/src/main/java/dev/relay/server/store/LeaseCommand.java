@@ -96,8 +96,9 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
       }
     }
     for (String queue : open) {
-      // Expiry is decided by the store clock at claim time too, not only by the next sweep.
-      LeaseRescue.sweepQueue(context, queue, LeaseRescue.CLAIM_RESCUE_PER_QUEUE_MAX);
+      // Expiry is decided by the store clock at claim time too, not only by the next periodic
+      // expiry.
+      LeaseExpiry.expireInQueue(context, queue, LeaseExpiry.CLAIM_EXPIRE_PER_QUEUE_MAX);
     }
     List<Candidate> candidates = new ArrayList<>();
     for (String queue : open) {

@@ -10,9 +10,9 @@ import java.time.Instant;
 /**
  * Ack, nack, release and renew: the commands a lease holder sends. Each first checks that the job
  * is leased under the presented token and that {@code now < lease_expires_at}; a lease is valid up
- * to the millisecond before its expiry and expired from that millisecond on, matching the sweep's
- * {@code lease_expires_at_ms <= now}. Any other case answers an {@link Outcome} and changes
- * nothing. The change itself is a fenced UPDATE on id, state and token.
+ * to the millisecond before its expiry and expired from that millisecond on, matching lease
+ * expiry's {@code lease_expires_at_ms <= now}. Any other case answers an {@link Outcome} and
+ * changes nothing. The change itself is a fenced UPDATE on id, state and token.
  */
 final class LeaseCommands {
   static final String HANDLER_ERROR_REASON = "handler error";
