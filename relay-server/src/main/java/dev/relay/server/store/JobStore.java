@@ -165,14 +165,14 @@ public final class JobStore implements AutoCloseable {
    * this id, INVALID_STATE when it is not dead or is dead in another queue than {@code
    * queueOrEmpty} (when that is not empty).
    */
-  public CompletableFuture<Outcome> requeueDeadJob(String queueOrEmpty, long jobId) {
+  public CompletableFuture<Outcome> deadRequeueJob(String queueOrEmpty, long jobId) {
     StoreException refusal = checkRequeueQueue(queueOrEmpty);
     if (refusal == null && jobId < 1) {
       refusal = Requests.invalid("job id must be at least 1, was " + jobId);
     }
     return refusal != null
         ? CompletableFuture.failedFuture(refusal)
-        : writer.submit(AdminCommands.requeueDeadJob(queueOrEmpty, jobId));
+        : writer.submit(AdminCommands.deadRequeueJob(queueOrEmpty, jobId));
   }
 
   /**
@@ -180,7 +180,7 @@ public final class JobStore implements AutoCloseable {
    * now with attempts reset to 0, and answers how many moved; in writer commands of {@code 1000}
    * jobs so other traffic interleaves.
    */
-  public CompletableFuture<Long> requeueDead(String queueOrEmpty) {
+  public CompletableFuture<Long> deadRequeue(String queueOrEmpty) {
     StoreException refusal = checkRequeueQueue(queueOrEmpty);
     return refusal != null ? CompletableFuture.failedFuture(refusal) : requeueAll(queueOrEmpty, 0);
   }
@@ -194,7 +194,7 @@ public final class JobStore implements AutoCloseable {
   private CompletableFuture<Long> requeueAll(String queue, long before) {
     int batch = AdminCommands.REQUEUE_BATCH_MAX;
     return writer
-        .submit(AdminCommands.requeueDead(queue, batch))
+        .submit(AdminCommands.deadRequeue(queue, batch))
         .thenCompose(
             n ->
                 n < batch
@@ -226,11 +226,11 @@ public final class JobStore implements AutoCloseable {
   }
 
   /** Dead jobs with ids above {@code afterJobId}, of one queue or (empty) all queues. */
-  public CompletableFuture<DeadPage> listDead(String queueOrEmpty, long afterJobId, int limit) {
+  public CompletableFuture<DeadPage> deadList(String queueOrEmpty, long afterJobId, int limit) {
     StoreException refusal = Requests.checkDeadPage(queueOrEmpty, afterJobId, limit);
     return refusal != null
         ? CompletableFuture.failedFuture(refusal)
-        : reads.submit(c -> Reads.listDead(c, queueOrEmpty, afterJobId, limit));
+        : reads.submit(c -> Reads.deadList(c, queueOrEmpty, afterJobId, limit));
   }
 
   /** Per-queue counts and store totals; counts come from memory, never from a table scan. */

@@ -56,7 +56,7 @@ final class Reads {
     }
   }
 
-  static DeadPage listDead(Connection c, String queue, long afterJobId, int limit)
+  static DeadPage deadList(Connection c, String queue, long afterJobId, int limit)
       throws SQLException {
     List<JobView> jobs = new ArrayList<>();
     try (PreparedStatement s = c.prepareStatement(queue.isEmpty() ? DEAD_ANY : DEAD_IN_QUEUE)) {

@@ -48,7 +48,7 @@ class JobTypesTest {
       assertThat(leased.headers()).containsExactlyElementsOf(HEADERS);
 
       join(store.nack(id, leased.token(), "boom", Duration.ZERO));
-      JobView dead = join(store.listDead("q", 0, 10)).jobs().get(0);
+      JobView dead = join(store.deadList("q", 0, 10)).jobs().get(0);
       assertThat(dead.state()).isEqualTo(JobState.DEAD);
       assertThat(dead.type()).isEqualTo("email.send");
       assertThat(dead.headers()).containsExactlyElementsOf(HEADERS);
