@@ -140,6 +140,7 @@ final class LeaseCommands {
       if (!Fenced.apply(s, jobId, "renew")) {
         return new RenewResult(Outcome.STALE_TOKEN, null);
       }
+      context.event(StoreCounters.Event.RENEWED);
       return new RenewResult(Outcome.OK, Instant.ofEpochMilli(expiresAt));
     };
   }

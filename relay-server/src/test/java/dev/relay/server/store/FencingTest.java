@@ -108,7 +108,7 @@ class FencingTest {
   }
 
   @Test
-  void fencing_grows_with_every_lease_and_release_does_not_spend_the_attempt() {
+  void the_fencing_number_grows_with_every_lease_and_release_does_not_spend_the_attempt() {
     long id = enqueue(store, "q", "payload");
     long lastFencingNumber = 0;
     for (int i = 1; i <= 4; i++) {
@@ -123,6 +123,21 @@ class FencingTest {
     assertThat(view.attempts()).isZero();
     assertThat(view.state()).isEqualTo(JobState.READY);
     assertThat(store.counters().released()).isEqualTo(4);
+  }
+
+  @Test
+  void only_a_renew_that_extends_the_lease_is_counted() {
+    LeasedJob[] jobs = reassigned();
+    LeasedJob old = jobs[0];
+    LeasedJob current = jobs[1];
+    assertThat(join(store.renew(old.jobId(), old.token(), TestStores.LEASE)).outcome())
+        .isEqualTo(Outcome.STALE_TOKEN);
+    assertThat(store.counters().renewed()).isZero();
+    for (int i = 1; i <= 3; i++) {
+      assertThat(join(store.renew(current.jobId(), current.token(), TestStores.LEASE)).outcome())
+          .isEqualTo(Outcome.OK);
+    }
+    assertThat(store.counters().renewed()).isEqualTo(3);
   }
 
   @Test
