@@ -1,7 +1,7 @@
 package dev.relay.client;
 
+import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.Header;
-import dev.relay.protocol.LeaseToken;
 import dev.relay.protocol.LeasedJob;
 import java.time.Instant;
 import java.util.Collections;
@@ -68,9 +68,9 @@ public final class Job {
     return leased.attempt();
   }
 
-  /** The job's lease counter, increasing with every lease: a larger number is a newer lease. */
-  public long fencing() {
-    return leased.fencing();
+  /** The job's fencing number, increasing with every lease: a larger number is a newer lease. */
+  public long fencingNumber() {
+    return leased.fencingNumber();
   }
 
   /** Its priority class, 0 (most urgent) to 3. */
@@ -102,7 +102,7 @@ public final class Job {
    * The fencing token of this lease, which ACK, NACK, RELEASE and RENEW must present; a secret of
    * this lease, never logged by the client.
    */
-  public LeaseToken token() {
+  public FencingToken token() {
     return leased.token();
   }
 
@@ -124,8 +124,8 @@ public final class Job {
         + (type().isEmpty() ? "" : ", type=" + type())
         + ", attempt="
         + attempt()
-        + ", fencing="
-        + fencing()
+        + ", fencingNumber="
+        + fencingNumber()
         + "]";
   }
 }

@@ -77,8 +77,8 @@ public final class JobDetails {
   }
 
   /** The number of its latest lease; a larger number is a newer lease. */
-  public long fencing() {
-    return info.fencing();
+  public long fencingNumber() {
+    return info.fencingNumber();
   }
 
   /** Leases that ended by expiry. */

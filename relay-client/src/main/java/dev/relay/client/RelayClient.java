@@ -15,12 +15,12 @@ import dev.relay.protocol.Enqueued;
 import dev.relay.protocol.EnqueuedBatch;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.ErrorResponse;
+import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.FrameBudget;
 import dev.relay.protocol.Inspect;
 import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.Lease;
-import dev.relay.protocol.LeaseToken;
 import dev.relay.protocol.Leased;
 import dev.relay.protocol.Nack;
 import dev.relay.protocol.Ok;
@@ -253,7 +253,7 @@ public final class RelayClient implements AutoCloseable {
   }
 
   /** Reports a leased job done. Fails with STALE_TOKEN or LEASE_EXPIRED when the lease is gone. */
-  public CompletableFuture<Void> ack(long jobId, LeaseToken token) {
+  public CompletableFuture<Void> ack(long jobId, FencingToken token) {
     return send(new Ack(jobId, token), Ok.class, Duration.ZERO).thenApply(ok -> null);
   }
 
@@ -261,7 +261,7 @@ public final class RelayClient implements AutoCloseable {
    * Reports a leased job failed: it is retried after the server's backoff, or becomes dead when out
    * of attempts. {@code errorText} becomes the job's last error, truncated to the protocol's cap.
    */
-  public CompletableFuture<Void> nack(long jobId, LeaseToken token, String errorText) {
+  public CompletableFuture<Void> nack(long jobId, FencingToken token, String errorText) {
     return nack(jobId, token, errorText, Nack.RETRY_DELAY_SERVER_BACKOFF);
   }
 
@@ -270,23 +270,23 @@ public final class RelayClient implements AutoCloseable {
    * the server's backoff (it still becomes dead when out of attempts).
    */
   public CompletableFuture<Void> nack(
-      long jobId, LeaseToken token, String errorText, Duration retryDelay) {
+      long jobId, FencingToken token, String errorText, Duration retryDelay) {
     return nack(jobId, token, errorText, retryDelay.toMillis());
   }
 
   private CompletableFuture<Void> nack(
-      long jobId, LeaseToken token, String errorText, long retryDelayMillis) {
+      long jobId, FencingToken token, String errorText, long retryDelayMillis) {
     Nack nack = new Nack(jobId, token, truncate(errorText), retryDelayMillis);
     return send(nack, Ok.class, Duration.ZERO).thenApply(ok -> null);
   }
 
   /** Gives a leased job back unrun, ready again at once, without spending an attempt. */
-  public CompletableFuture<Void> release(long jobId, LeaseToken token) {
+  public CompletableFuture<Void> release(long jobId, FencingToken token) {
     return send(new Release(jobId, token), Ok.class, Duration.ZERO).thenApply(ok -> null);
   }
 
   /** Extends a lease to {@code leaseDuration} from the server's now; completes with the expiry. */
-  public CompletableFuture<Instant> renew(long jobId, LeaseToken token, Duration leaseDuration) {
+  public CompletableFuture<Instant> renew(long jobId, FencingToken token, Duration leaseDuration) {
     return send(new Renew(jobId, token, leaseDuration.toMillis()), Renewed.class, Duration.ZERO)
         .thenApply(r -> Instant.ofEpochMilli(r.leaseExpiresAtMillis()));
   }

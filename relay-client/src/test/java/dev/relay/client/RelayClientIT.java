@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.ErrorResponse;
+import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.Hello;
-import dev.relay.protocol.LeaseToken;
 import dev.relay.protocol.Ok;
 import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.StatsResult;
@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * error mapping.
  */
 final class RelayClientIT {
-  private static final LeaseToken TOKEN = LeaseToken.fromHex("00112233445566778899aabbccddeeff");
+  private static final FencingToken TOKEN =
+      FencingToken.fromHex("00112233445566778899aabbccddeeff");
   private static final Duration WAIT = Duration.ofSeconds(5);
 
   private ScriptedServer server = new ScriptedServer();

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.relay.protocol.Ack;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.ErrorResponse;
+import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.Lease;
-import dev.relay.protocol.LeaseToken;
 import dev.relay.protocol.Leased;
 import dev.relay.protocol.LeasedJob;
 import dev.relay.protocol.Nack;
@@ -85,7 +85,7 @@ final class WorkerProtocolIT {
         1,
         attempt,
         attempt,
-        LeaseToken.random(RANDOM),
+        FencingToken.random(RANDOM),
         1_000,
         System.currentTimeMillis() + 30_000,
         Payload.of(new byte[] {(byte) id}));

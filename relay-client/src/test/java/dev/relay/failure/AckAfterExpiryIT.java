@@ -21,8 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Failure table row 3, <b>ACK delayed past expiry</b>: rejected by the expiry and token checks.
  *
  * <p>Method: worker A leases a job for 200 ms and answers only after the lease has expired, at each
- * of the three points a late answer can arrive. The server runs with the expiry sweep set to an
- * hour, so the only thing that takes the job back is a LEASE on its queue, and each point is
+ * of the three points a late answer can arrive. The server runs with periodic lease expiry set to
+ * an hour, so the only thing that takes the job back is a LEASE on its queue, and each point is
  * reached deterministically.
  *
  * <p>Expected: while the expired lease is still on record, ACK, NACK and RENEW get {@code
@@ -74,7 +74,7 @@ class AckAfterExpiryIT {
       Job b = leaseOne(workerB, LONG_LEASE, Duration.ofSeconds(30)).orElseThrow();
       assertThat(b.id()).isEqualTo(id);
       assertThat(b.attempt()).isEqualTo(2);
-      assertThat(b.fencing()).isGreaterThan(a.fencing());
+      assertThat(b.fencingNumber()).isGreaterThan(a.fencingNumber());
       assertRefused(ErrorCode.STALE_TOKEN, workerA.ack(id, a.token()));
       assertThat(RelayClient.await(workerB.inspect(id)).state()).isEqualTo(JobState.LEASED);
 
@@ -86,8 +86,8 @@ class AckAfterExpiryIT {
       System.out.printf(
           "AckAfterExpiryIT: late ACK of job %d: expired lease -> LEASE_EXPIRED (NACK, RENEW"
               + " too), taken back -> NOT_LEASED, leased again -> STALE_TOKEN, after B's ACK ->"
-              + " STALE_TOKEN; delivered again as attempt %d (fencing %d -> %d), done by B%n",
-          id, b.attempt(), a.fencing(), b.fencing());
+              + " STALE_TOKEN; delivered again as attempt %d (fencing number %d -> %d), done by B%n",
+          id, b.attempt(), a.fencingNumber(), b.fencingNumber());
     }
   }
 

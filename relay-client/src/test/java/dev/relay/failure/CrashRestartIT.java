@@ -12,8 +12,8 @@ import dev.relay.failure.HistoryEvent.Settled;
 import dev.relay.failure.HistoryEvent.Verb;
 import dev.relay.failure.RecordingWorker.Fate;
 import dev.relay.protocol.ErrorCode;
+import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.JobState;
-import dev.relay.protocol.LeaseToken;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -78,7 +78,7 @@ final class CrashRestartIT {
       List<HistoryEvent> preCrash = run.history().events();
       long recovered = recoveredPerStartLog(run.server());
       long enqueuesPresent = assertAcknowledgedEnqueuesPresent(run, preCrash);
-      Map<LeaseToken, ErrorCode> oldTokens = ackWithEveryOldToken(run, preCrash);
+      Map<FencingToken, ErrorCode> oldTokens = ackWithEveryOldToken(run, preCrash);
       PreCrashLeases leases = PreCrashLeases.of(preCrash);
 
       run.gate().open();
@@ -164,13 +164,13 @@ final class CrashRestartIT {
   }
 
   /** Presents every token granted before the crash in an ACK, before any worker resumes. */
-  private static Map<LeaseToken, ErrorCode> ackWithEveryOldToken(
+  private static Map<FencingToken, ErrorCode> ackWithEveryOldToken(
       RecordedRun run, List<HistoryEvent> preCrash) {
-    Map<LeaseToken, CompletableFuture<Optional<ErrorCode>>> answers = new HashMap<>();
+    Map<FencingToken, CompletableFuture<Optional<ErrorCode>>> answers = new HashMap<>();
     for (LeaseGranted lease : grants(preCrash)) {
       answers.put(lease.token(), run.admin().ack(lease.jobId(), lease.token()));
     }
-    Map<LeaseToken, ErrorCode> refusals = new HashMap<>();
+    Map<FencingToken, ErrorCode> refusals = new HashMap<>();
     answers.forEach(
         (token, answer) ->
             refusals.put(
@@ -183,17 +183,17 @@ final class CrashRestartIT {
 
   /** The leases granted before the crash, by how they had ended as far as the client knew. */
   private record PreCrashLeases(
-      Set<LeaseToken> acked,
-      Set<LeaseToken> nacked,
-      Set<LeaseToken> outstanding,
-      Set<LeaseToken> answerInFlight,
+      Set<FencingToken> acked,
+      Set<FencingToken> nacked,
+      Set<FencingToken> outstanding,
+      Set<FencingToken> answerInFlight,
       Set<Long> outstandingJobIds,
       Set<Long> neverAnsweredJobIds) {
 
     static PreCrashLeases of(List<HistoryEvent> preCrash) {
-      Set<LeaseToken> acked = new HashSet<>();
-      Set<LeaseToken> nacked = new HashSet<>();
-      Set<LeaseToken> answered = new HashSet<>();
+      Set<FencingToken> acked = new HashSet<>();
+      Set<FencingToken> nacked = new HashSet<>();
+      Set<FencingToken> answered = new HashSet<>();
       for (HistoryEvent e : preCrash) {
         if (e instanceof Settled s) {
           answered.add(s.token());
@@ -202,8 +202,8 @@ final class CrashRestartIT {
           }
         }
       }
-      Set<LeaseToken> outstanding = new HashSet<>();
-      Set<LeaseToken> inFlight = new HashSet<>();
+      Set<FencingToken> outstanding = new HashSet<>();
+      Set<FencingToken> inFlight = new HashSet<>();
       Set<Long> outstandingJobs = new HashSet<>();
       Set<Long> neverAnsweredJobs = new HashSet<>();
       for (LeaseGranted lease : grants(preCrash)) {
@@ -222,7 +222,7 @@ final class CrashRestartIT {
     }
 
     /** The refusals an ACK with {@code token} may get after the restart. */
-    Set<ErrorCode> allowedRefusals(LeaseToken token) {
+    Set<ErrorCode> allowedRefusals(FencingToken token) {
       if (acked.contains(token)) {
         return Set.of(ErrorCode.ALREADY_ACKED); // the ACK stays
       } else if (nacked.contains(token)) {
@@ -235,7 +235,7 @@ final class CrashRestartIT {
   }
 
   private static void assertOldTokensRefused(
-      PreCrashLeases leases, Map<LeaseToken, ErrorCode> refusals) {
+      PreCrashLeases leases, Map<FencingToken, ErrorCode> refusals) {
     List<String> unexpected = new ArrayList<>();
     refusals.forEach(
         (token, refusal) -> {
@@ -261,7 +261,7 @@ final class CrashRestartIT {
     assertThat(leasedAfter).as("jobs acked before the crash, leased after it").isEmpty();
   }
 
-  private static Map<ErrorCode, Long> countByCode(Map<LeaseToken, ErrorCode> refusals) {
+  private static Map<ErrorCode, Long> countByCode(Map<FencingToken, ErrorCode> refusals) {
     return refusals.values().stream()
         .collect(Collectors.groupingBy(c -> c, TreeMap::new, Collectors.counting()));
   }

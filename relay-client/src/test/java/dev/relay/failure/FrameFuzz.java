@@ -8,13 +8,13 @@ import dev.relay.protocol.DeadRequeue;
 import dev.relay.protocol.Enqueue;
 import dev.relay.protocol.EnqueueBatch;
 import dev.relay.protocol.ErrorCode;
+import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.Frame;
 import dev.relay.protocol.FrameCodec;
 import dev.relay.protocol.Hello;
 import dev.relay.protocol.Inspect;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.Lease;
-import dev.relay.protocol.LeaseToken;
 import dev.relay.protocol.Message;
 import dev.relay.protocol.Nack;
 import dev.relay.protocol.Pause;
@@ -188,7 +188,7 @@ final class FrameFuzz {
 
   /** One valid frame of every request type the fuzzing may send, all on {@link #FUZZ_QUEUE}. */
   private static List<byte[]> seeds() {
-    LeaseToken token = LeaseToken.fromHex("00112233445566778899aabbccddeeff");
+    FencingToken token = FencingToken.fromHex("00112233445566778899aabbccddeeff");
     JobSpec job =
         new JobSpec(
             FUZZ_QUEUE,

@@ -6,8 +6,8 @@ import dev.relay.failure.HistoryEvent.LeaseGranted;
 import dev.relay.failure.HistoryEvent.ServerKilled;
 import dev.relay.failure.HistoryEvent.Settled;
 import dev.relay.failure.HistoryEvent.Verb;
+import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.JobState;
-import dev.relay.protocol.LeaseToken;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -107,21 +107,23 @@ final class HistoryChecker {
       out.add(
           new Violation(Rule.ACK_TWICE, jobId, job.acksAccepted.size() + " ACKs were accepted"));
     }
-    long newestFencing = job.leases.stream().mapToLong(LeaseGranted::fencing).max().orElse(0);
+    long newestFencingNumber =
+        job.leases.stream().mapToLong(LeaseGranted::fencingNumber).max().orElse(0);
     for (Settled ack : job.acksAccepted) {
       LeaseGranted lease = job.leaseWith(ack.token());
       String problem = null;
       if (lease == null) {
         problem = "ACK accepted with a token never granted";
-      } else if (lease.fencing() < newestFencing) {
-        problem = "a lease with fencing " + newestFencing + " was granted too";
+      } else if (lease.fencingNumber() < newestFencingNumber) {
+        problem = "a lease with fencing number " + newestFencingNumber + " was granted too";
       } else if (job.inspected != null
           && job.inspected.state().isPresent()
-          && job.inspected.fencing() != lease.fencing()) {
-        problem = "the job ends at fencing " + job.inspected.fencing();
+          && job.inspected.fencingNumber() != lease.fencingNumber()) {
+        problem = "the job ends at fencing number " + job.inspected.fencingNumber();
       }
       if (problem != null) {
-        String acked = lease == null ? "" : "ACK accepted for fencing " + lease.fencing() + ", ";
+        String acked =
+            lease == null ? "" : "ACK accepted for fencing number " + lease.fencingNumber() + ", ";
         out.add(new Violation(Rule.ACK_NOT_LATEST_LEASE, jobId, acked + problem));
       }
     }
@@ -129,27 +131,30 @@ final class HistoryChecker {
 
   private static void checkLeases(
       long jobId, JobHistory job, List<Long> killsAtMillis, List<Violation> out) {
-    List<LeaseGranted> byFencing = new ArrayList<>(job.leases);
-    byFencing.sort(Comparator.comparingLong(LeaseGranted::fencing));
-    for (int older = 0; older < byFencing.size(); older++) {
-      LeaseGranted a = byFencing.get(older);
+    List<LeaseGranted> byFencingNumber = new ArrayList<>(job.leases);
+    byFencingNumber.sort(Comparator.comparingLong(LeaseGranted::fencingNumber));
+    for (int older = 0; older < byFencingNumber.size(); older++) {
+      LeaseGranted a = byFencingNumber.get(older);
       long aEndsAtMillis = job.endOf(a, killsAtMillis);
-      for (int newer = older + 1; newer < byFencing.size(); newer++) {
-        LeaseGranted b = byFencing.get(newer);
-        if (b.fencing() == a.fencing()) {
+      for (int newer = older + 1; newer < byFencingNumber.size(); newer++) {
+        LeaseGranted b = byFencingNumber.get(newer);
+        if (b.fencingNumber() == a.fencingNumber()) {
           out.add(
-              new Violation(Rule.LEASES_OVERLAP, jobId, "two leases share fencing " + a.fencing()));
+              new Violation(
+                  Rule.LEASES_OVERLAP,
+                  jobId,
+                  "two leases share fencing number " + a.fencingNumber()));
         } else if (b.grantedAtMillis() < aEndsAtMillis) {
           out.add(
               new Violation(
                   Rule.LEASES_OVERLAP,
                   jobId,
                   "lease "
-                      + b.fencing()
+                      + b.fencingNumber()
                       + " granted at "
                       + b.grantedAtMillis()
                       + ", lease "
-                      + a.fencing()
+                      + a.fencingNumber()
                       + " held until "
                       + aEndsAtMillis));
         }
@@ -161,7 +166,7 @@ final class HistoryChecker {
   private static final class JobHistory {
     final List<LeaseGranted> leases = new ArrayList<>();
     final List<Settled> acksAccepted = new ArrayList<>();
-    final Map<LeaseToken, Long> mayHaveSettledAtMillis = new HashMap<>();
+    final Map<FencingToken, Long> mayHaveSettledAtMillis = new HashMap<>();
     boolean enqueueAcked;
     Inspected inspected;
 
@@ -180,7 +185,7 @@ final class HistoryChecker {
       }
     }
 
-    LeaseGranted leaseWith(LeaseToken token) {
+    LeaseGranted leaseWith(FencingToken token) {
       return leases.stream().filter(l -> l.token().equals(token)).findFirst().orElse(null);
     }
 

@@ -1,8 +1,8 @@
 package dev.relay.failure;
 
 import dev.relay.protocol.ErrorCode;
+import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.JobState;
-import dev.relay.protocol.LeaseToken;
 import java.util.Optional;
 
 /**
@@ -25,14 +25,14 @@ sealed interface HistoryEvent {
   record LeaseGranted(
       long atMillis,
       long jobId,
-      LeaseToken token,
-      long fencing,
+      FencingToken token,
+      long fencingNumber,
       long grantedAtMillis,
       long expiresAtMillis)
       implements HistoryEvent {}
 
   /** The worker's side effect ran for the job under the lease with {@code token}. */
-  record SideEffect(long atMillis, long jobId, LeaseToken token) implements HistoryEvent {}
+  record SideEffect(long atMillis, long jobId, FencingToken token) implements HistoryEvent {}
 
   /**
    * The answer to an ACK or NACK sent at {@code sentAtMillis}: accepted when {@code refusal} is
@@ -44,7 +44,7 @@ sealed interface HistoryEvent {
       long sentAtMillis,
       Verb verb,
       long jobId,
-      LeaseToken token,
+      FencingToken token,
       Optional<ErrorCode> refusal)
       implements HistoryEvent {
     boolean accepted() {
@@ -72,6 +72,6 @@ sealed interface HistoryEvent {
    * The job as INSPECT showed it once the run was over; {@code state} is empty when the server
    * answered {@code UNKNOWN_JOB}.
    */
-  record Inspected(long atMillis, long jobId, Optional<JobState> state, long fencing)
+  record Inspected(long atMillis, long jobId, Optional<JobState> state, long fencingNumber)
       implements HistoryEvent {}
 }

@@ -11,8 +11,8 @@ import dev.relay.failure.HistoryEvent.Settled;
 import dev.relay.failure.HistoryEvent.SideEffect;
 import dev.relay.failure.HistoryEvent.Verb;
 import dev.relay.protocol.ErrorCode;
+import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.JobSpec;
-import dev.relay.protocol.LeaseToken;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -69,7 +69,12 @@ final class RecordingClient implements AutoCloseable {
                 long expires = job.leaseExpiresAt().toEpochMilli();
                 history.record(
                     new LeaseGranted(
-                        at, job.id(), job.token(), job.fencing(), expires - leaseMillis, expires));
+                        at,
+                        job.id(),
+                        job.token(),
+                        job.fencingNumber(),
+                        expires - leaseMillis,
+                        expires));
               }
               return jobs;
             });
@@ -80,12 +85,12 @@ final class RecordingClient implements AutoCloseable {
     history.record(new SideEffect(now(), job.id(), job.token()));
   }
 
-  CompletableFuture<Optional<ErrorCode>> ack(long jobId, LeaseToken token) {
+  CompletableFuture<Optional<ErrorCode>> ack(long jobId, FencingToken token) {
     long sentAt = now();
     return settled(client.ack(jobId, token), sentAt, Verb.ACK, jobId, token);
   }
 
-  CompletableFuture<Optional<ErrorCode>> nack(long jobId, LeaseToken token) {
+  CompletableFuture<Optional<ErrorCode>> nack(long jobId, FencingToken token) {
     long sentAt = now();
     CompletableFuture<Void> answer = client.nack(jobId, token, "the handler always fails this job");
     return settled(answer, sentAt, Verb.NACK, jobId, token);
@@ -120,7 +125,10 @@ final class RecordingClient implements AutoCloseable {
         info.ifPresent(j -> found.put(id, j));
         history.record(
             new Inspected(
-                now(), id, info.map(JobDetails::state), info.map(JobDetails::fencing).orElse(0L)));
+                now(),
+                id,
+                info.map(JobDetails::state),
+                info.map(JobDetails::fencingNumber).orElse(0L)));
       }
     }
     return found;
@@ -156,7 +164,7 @@ final class RecordingClient implements AutoCloseable {
   }
 
   private CompletableFuture<Optional<ErrorCode>> settled(
-      CompletableFuture<Void> answer, long sentAt, Verb verb, long jobId, LeaseToken token) {
+      CompletableFuture<Void> answer, long sentAt, Verb verb, long jobId, FencingToken token) {
     return answer.handle(
         (ok, error) -> {
           Optional<ErrorCode> refusal =

@@ -15,7 +15,7 @@ import java.util.concurrent.CompletionException;
 
 /**
  * A worker written against {@link dev.relay.client.RelayClient} directly rather than {@link
- * dev.relay.client.Worker}, so the test sees every lease token, decides each job's {@link Fate}
+ * dev.relay.client.Worker}, so the test sees every fencing token, decides each job's {@link Fate}
  * (including crashing) and records every answer in a {@link History}. One thread runs it; {@link
  * #call()} returns when {@link #stop()} is called, and throws if the server answers something no
  * retry can fix.

@@ -10,9 +10,9 @@ import dev.relay.client.RelayClient;
 import dev.relay.client.RelayException;
 import dev.relay.protocol.EnqueueResult;
 import dev.relay.protocol.ErrorCode;
+import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.JobState;
-import dev.relay.protocol.LeaseToken;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -237,7 +237,7 @@ class ServerCrashMidTransactionIT {
       Map<Long, JobDetails> jobs,
       List<Long> workIds,
       List<LeaseAckLoop> workers) {
-    Map<Long, LeaseToken> leased = new HashMap<>();
+    Map<Long, FencingToken> leased = new HashMap<>();
     Set<Long> ackedOk = ConcurrentHashMap.newKeySet();
     int acksSent = 0;
     for (LeaseAckLoop w : workers) {
@@ -249,7 +249,7 @@ class ServerCrashMidTransactionIT {
     for (long id : workIds) {
       JobDetails job = jobs.get(id);
       assertThat(job).as("acknowledged enqueue of work job %d", id).isNotNull();
-      assertThat(job.fencing()).as("fencing of %s", job).isEqualTo(job.attempts());
+      assertThat(job.fencingNumber()).as("fencing number of %s", job).isEqualTo(job.attempts());
       if (job.state() == JobState.DONE) {
         assertThat(job.attempts()).as("attempts of %s", job).isEqualTo(1);
         assertThat(job.expiries()).as("expiries of %s", job).isZero();
@@ -266,7 +266,7 @@ class ServerCrashMidTransactionIT {
       }
     }
     int landedWithoutReply = 0;
-    for (Map.Entry<Long, LeaseToken> lease : leased.entrySet()) {
+    for (Map.Entry<Long, FencingToken> lease : leased.entrySet()) {
       if (ackedOk.contains(lease.getKey())) {
         continue;
       }
@@ -361,7 +361,7 @@ class ServerCrashMidTransactionIT {
    */
   private static final class LeaseAckLoop {
     final RelayClient client;
-    final Map<Long, LeaseToken> leased = new ConcurrentHashMap<>();
+    final Map<Long, FencingToken> leased = new ConcurrentHashMap<>();
     final Set<Long> ackedOk = ConcurrentHashMap.newKeySet();
     final AtomicInteger acksSent = new AtomicInteger();
     final AtomicInteger leasesCutOff = new AtomicInteger();

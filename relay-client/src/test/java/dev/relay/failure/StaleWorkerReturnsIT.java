@@ -8,8 +8,8 @@ import dev.relay.client.JobDetails;
 import dev.relay.client.JobSpecs;
 import dev.relay.client.RelayClient;
 import dev.relay.protocol.ErrorCode;
+import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.JobState;
-import dev.relay.protocol.LeaseToken;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,7 +54,7 @@ class StaleWorkerReturnsIT {
         b = leaseOne(workerB, LONG_LEASE);
         assertThat(b.id()).isEqualTo(id);
         assertThat(b.token()).isNotEqualTo(a.token());
-        assertThat(b.fencing()).isGreaterThan(a.fencing());
+        assertThat(b.fencingNumber()).isGreaterThan(a.fencingNumber());
         assertThat(b.attempt()).isEqualTo(2);
 
         JobDetails heldByB = RelayClient.await(observer.inspect(id));
@@ -81,15 +81,15 @@ class StaleWorkerReturnsIT {
       assertThat(done.failures()).isZero();
       assertRefused(ErrorCode.STALE_TOKEN, observer.ack(id, a.token()));
       System.out.printf(
-          "StaleWorkerReturnsIT: job %d: A (fencing %d) refused STALE_TOKEN for ACK, NACK, RENEW,"
+          "StaleWorkerReturnsIT: job %d: A (fencing number %d) refused STALE_TOKEN for ACK, NACK, RENEW,"
               + " RELEASE on its old and on a fresh connection, job unchanged; B's token renewed"
-              + " from a fresh connection; B (fencing %d) acked after reconnecting%n",
-          id, a.fencing(), b.fencing());
+              + " from a fresh connection; B (fencing number %d) acked after reconnecting%n",
+          id, a.fencingNumber(), b.fencingNumber());
     }
   }
 
   private static void assertEveryLeaseRequestIsStale(
-      RelayClient client, long id, LeaseToken token) {
+      RelayClient client, long id, FencingToken token) {
     assertRefused(ErrorCode.STALE_TOKEN, client.ack(id, token));
     assertRefused(ErrorCode.STALE_TOKEN, client.nack(id, token, "late"));
     assertRefused(ErrorCode.STALE_TOKEN, client.renew(id, token, LONG_LEASE));

@@ -78,7 +78,7 @@ class WorkerCrashBeforeSideEffectIT {
         assertThat(job.attempts()).as("attempts of %s", job).isEqualTo(2);
         assertThat(job.expiries()).as("expiries of %s", job).isEqualTo(1);
         assertThat(job.failures()).as("failures of %s", job).isZero();
-        assertThat(job.fencing()).as("fencing of %s", job).isEqualTo(2);
+        assertThat(job.fencingNumber()).as("fencing number of %s", job).isEqualTo(2);
         assertThat(ledger.effectAttempts(job.jobId())).as("side effects").containsExactly(2);
       }
       assertThat(attemptsRun)

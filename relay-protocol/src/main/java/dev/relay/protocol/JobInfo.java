@@ -17,7 +17,7 @@ import java.util.Optional;
  * @param priority its priority class, 0..{@link ProtocolLimits#PRIORITY_MAX}
  * @param attempts leases handed out so far
  * @param maxAttempts its attempt budget, 1..{@link ProtocolLimits#ATTEMPTS_MAX}
- * @param fencing its lease counter, 0 before the first lease
+ * @param fencingNumber its fencing number, 0 before the first lease
  * @param expiries leases that ended by expiry
  * @param failures leases that ended by NACK
  * @param enqueuedAtMillis when it was enqueued, epoch millis
@@ -38,7 +38,7 @@ public record JobInfo(
     int priority,
     int attempts,
     int maxAttempts,
-    long fencing,
+    long fencingNumber,
     int expiries,
     int failures,
     long enqueuedAtMillis,
@@ -56,7 +56,8 @@ public record JobInfo(
   /** The value of a time field that does not apply to the job's state. */
   public static final long TIME_NONE = -1;
 
-  // job id, queue length, state, priority, attempts, max attempts, fencing, expiries, failures,
+  // job id, queue length, state, priority, attempts, max attempts, fencing number, expiries,
+  // failures,
   // four times, payload bytes, three optstring presence bytes, type length, header count
   private static final int FIXED_BYTES =
       WireSize.I64
@@ -91,7 +92,7 @@ public record JobInfo(
     Checks.range("priority", priority, 0, ProtocolLimits.PRIORITY_MAX);
     Checks.range("attempts", attempts, 0, ProtocolLimits.U16_MAX);
     Checks.range("maxAttempts", maxAttempts, 1, ProtocolLimits.ATTEMPTS_MAX);
-    Checks.range("fencing", fencing, 0, Long.MAX_VALUE);
+    Checks.range("fencingNumber", fencingNumber, 0, Long.MAX_VALUE);
     Checks.range("expiries", expiries, 0, ProtocolLimits.U16_MAX);
     Checks.range("failures", failures, 0, ProtocolLimits.U16_MAX);
     Checks.range("enqueuedAtMillis", enqueuedAtMillis, 0, Long.MAX_VALUE);
@@ -114,7 +115,7 @@ public record JobInfo(
       int priority,
       int attempts,
       int maxAttempts,
-      long fencing,
+      long fencingNumber,
       int expiries,
       int failures,
       long enqueuedAtMillis,
@@ -132,7 +133,7 @@ public record JobInfo(
         priority,
         attempts,
         maxAttempts,
-        fencing,
+        fencingNumber,
         expiries,
         failures,
         enqueuedAtMillis,

@@ -11,7 +11,7 @@ import java.util.Objects;
  * @param queue the queue it was leased from
  * @param priority its priority class, 0..{@link ProtocolLimits#PRIORITY_MAX}
  * @param attempt which attempt this lease is, counted from 1
- * @param fencing the job's lease counter, >= 1, increasing with every lease of the job
+ * @param fencingNumber the job's fencing number, >= 1, increasing with every lease of the job
  * @param token the random token of this lease
  * @param enqueuedAtMillis when the job was enqueued, epoch millis
  * @param leaseExpiresAtMillis when this lease ends unless renewed, epoch millis
@@ -24,15 +24,16 @@ public record LeasedJob(
     String queue,
     int priority,
     int attempt,
-    long fencing,
-    LeaseToken token,
+    long fencingNumber,
+    FencingToken token,
     long enqueuedAtMillis,
     long leaseExpiresAtMillis,
     Payload payload,
     String type,
     List<Header> headers) {
 
-  // job id, queue length, priority, attempt, fencing, token, enqueued at, expires at, payload
+  // job id, queue length, priority, attempt, fencing number, fencing token, enqueued at, expires
+  // at, payload
   // length, type length, header count
   private static final int FIXED_BYTES =
       WireSize.I64
@@ -52,7 +53,7 @@ public record LeasedJob(
     Checks.queue("queue", queue);
     Checks.range("priority", priority, 0, ProtocolLimits.PRIORITY_MAX);
     Checks.range("attempt", attempt, 1, ProtocolLimits.U16_MAX);
-    Checks.range("fencing", fencing, 1, Long.MAX_VALUE);
+    Checks.range("fencingNumber", fencingNumber, 1, Long.MAX_VALUE);
     Objects.requireNonNull(token, "token");
     Checks.range("enqueuedAtMillis", enqueuedAtMillis, 0, Long.MAX_VALUE);
     Checks.range("leaseExpiresAtMillis", leaseExpiresAtMillis, 0, Long.MAX_VALUE);
@@ -67,8 +68,8 @@ public record LeasedJob(
       String queue,
       int priority,
       int attempt,
-      long fencing,
-      LeaseToken token,
+      long fencingNumber,
+      FencingToken token,
       long enqueuedAtMillis,
       long leaseExpiresAtMillis,
       Payload payload) {
@@ -77,7 +78,7 @@ public record LeasedJob(
         queue,
         priority,
         attempt,
-        fencing,
+        fencingNumber,
         token,
         enqueuedAtMillis,
         leaseExpiresAtMillis,

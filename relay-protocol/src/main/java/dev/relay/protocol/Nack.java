@@ -12,7 +12,7 @@ import java.util.Objects;
  *     error
  * @param retryDelayMillis the delay before the retry, >= 0, or {@link #RETRY_DELAY_SERVER_BACKOFF}
  */
-public record Nack(long jobId, LeaseToken token, String errorText, long retryDelayMillis)
+public record Nack(long jobId, FencingToken token, String errorText, long retryDelayMillis)
     implements Request {
 
   /** The {@code retryDelayMillis} that asks for the server's backoff schedule. */

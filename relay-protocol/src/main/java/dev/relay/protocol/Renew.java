@@ -9,7 +9,7 @@ import java.util.Objects;
  * @param token the token of its current lease
  * @param leaseMillis the new lease length from the server's now, > 0
  */
-public record Renew(long jobId, LeaseToken token, long leaseMillis) implements Request {
+public record Renew(long jobId, FencingToken token, long leaseMillis) implements Request {
   public Renew {
     Checks.jobId("jobId", jobId);
     Objects.requireNonNull(token, "token");

@@ -62,7 +62,7 @@ final class RequestCodec {
     }
   }
 
-  private static void writeLease(ByteBuf out, long jobId, LeaseToken token) {
+  private static void writeLease(ByteBuf out, long jobId, FencingToken token) {
     WireWriter.i64(out, jobId);
     WireWriter.token(out, token);
   }

@@ -45,7 +45,7 @@ final class ValueCodec {
     WireWriter.string(out, job.queue());
     WireWriter.u8(out, job.priority());
     WireWriter.u16(out, job.attempt());
-    WireWriter.i64(out, job.fencing());
+    WireWriter.i64(out, job.fencingNumber());
     WireWriter.token(out, job.token());
     WireWriter.i64(out, job.enqueuedAtMillis());
     WireWriter.i64(out, job.leaseExpiresAtMillis());
@@ -60,7 +60,7 @@ final class ValueCodec {
         in.string("queue", ProtocolLimits.QUEUE_NAME_BYTES_MAX),
         in.u8("priority"),
         in.u16("attempt"),
-        in.i64("fencing"),
+        in.i64("fencingNumber"),
         in.token("token"),
         in.i64("enqueuedAtMillis"),
         in.i64("leaseExpiresAtMillis"),
@@ -109,7 +109,7 @@ final class ValueCodec {
     WireWriter.u8(out, job.priority());
     WireWriter.u16(out, job.attempts());
     WireWriter.u16(out, job.maxAttempts());
-    WireWriter.i64(out, job.fencing());
+    WireWriter.i64(out, job.fencingNumber());
     WireWriter.u16(out, job.expiries());
     WireWriter.u16(out, job.failures());
     WireWriter.i64(out, job.enqueuedAtMillis());
@@ -133,7 +133,7 @@ final class ValueCodec {
     int priority = in.u8("priority");
     int attempts = in.u16("attempts");
     int maxAttempts = in.u16("maxAttempts");
-    long fencing = in.i64("fencing");
+    long fencingNumber = in.i64("fencingNumber");
     int expiries = in.u16("expiries");
     int failures = in.u16("failures");
     long enqueuedAtMillis = in.i64("enqueuedAtMillis");
@@ -151,7 +151,7 @@ final class ValueCodec {
         priority,
         attempts,
         maxAttempts,
-        fencing,
+        fencingNumber,
         expiries,
         failures,
         enqueuedAtMillis,

@@ -127,11 +127,11 @@ final class WireReader {
     return Payload.wrap(bytes);
   }
 
-  LeaseToken token(String field) throws ProtocolException {
-    need(field, LeaseToken.BYTES);
-    byte[] bytes = new byte[LeaseToken.BYTES];
+  FencingToken token(String field) throws ProtocolException {
+    need(field, FencingToken.BYTES);
+    byte[] bytes = new byte[FencingToken.BYTES];
     in.readBytes(bytes);
-    return LeaseToken.fromBytes(bytes);
+    return FencingToken.fromBytes(bytes);
   }
 
   /** Fails when bytes remain after the last field. */

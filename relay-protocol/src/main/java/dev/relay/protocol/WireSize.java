@@ -8,7 +8,7 @@ final class WireSize {
   static final int U16 = 2;
   static final int U32 = 4;
   static final int I64 = 8;
-  static final int TOKEN = LeaseToken.BYTES;
+  static final int TOKEN = FencingToken.BYTES;
 
   private WireSize() {}
 

@@ -54,7 +54,7 @@ final class WireWriter {
     out.writeBytes(payload.array());
   }
 
-  static void token(ByteBuf out, LeaseToken token) {
+  static void token(ByteBuf out, FencingToken token) {
     out.writeBytes(token.toBytes());
   }
 }

@@ -18,9 +18,11 @@ import java.util.stream.Collectors;
 
 /**
  * Converts messages to and from the {@code fields} objects of docs/protocol-vectors.json, walking
- * the record components: field names are the component names, i64 and smaller integers are JSON
- * numbers, booleans are JSON booleans, enums their names, payloads and tokens lowercase hex, an
- * absent optstring is null, lists are arrays and nested records objects.
+ * the record components: field names are the component names, except that a component holding a
+ * {@link FencingToken} is {@code fencingToken} (the spec's word; the Java records say {@code token}
+ * where the type already says it), i64 and smaller integers are JSON numbers, booleans are JSON
+ * booleans, enums their names, payloads and tokens lowercase hex, an absent optstring is null,
+ * lists are arrays and nested records objects.
  */
 final class MessageJson {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
@@ -35,7 +37,7 @@ final class MessageJson {
   static ObjectNode toJson(Record record) {
     ObjectNode node = JSON.objectNode();
     for (RecordComponent c : record.getClass().getRecordComponents()) {
-      node.set(c.getName(), valueToJson(read(c, record)));
+      node.set(fieldName(c), valueToJson(read(c, record)));
     }
     return node;
   }
@@ -55,7 +57,7 @@ final class MessageJson {
       return o.map(MessageJson::valueToJson).orElse(JSON.nullNode());
     } else if (value instanceof Payload p) {
       return JSON.textNode(HEX.formatHex(p.toBytes()));
-    } else if (value instanceof LeaseToken t) {
+    } else if (value instanceof FencingToken t) {
       return JSON.textNode(t.toString());
     } else if (value instanceof Enum<?> e) {
       return JSON.textNode(e.name());
@@ -75,7 +77,7 @@ final class MessageJson {
     Object[] args = new Object[components.length];
     for (int i = 0; i < components.length; i++) {
       types[i] = components[i].getType();
-      JsonNode node = fields.get(components[i].getName());
+      JsonNode node = fields.get(fieldName(components[i]));
       if (node == null) {
         throw new IllegalArgumentException(type.getSimpleName() + " lacks " + components[i]);
       }
@@ -102,8 +104,8 @@ final class MessageJson {
       return node.textValue();
     } else if (type == Payload.class) {
       return Payload.of(HEX.parseHex(node.textValue()));
-    } else if (type == LeaseToken.class) {
-      return LeaseToken.fromHex(node.textValue());
+    } else if (type == FencingToken.class) {
+      return FencingToken.fromHex(node.textValue());
     } else if (type instanceof Class<?> c && c.isEnum()) {
       return enumConstant(c, node.textValue());
     } else if (type instanceof Class<?> c && c.isRecord()) {
@@ -127,6 +129,11 @@ final class MessageJson {
       }
     }
     throw new IllegalArgumentException(type.getSimpleName() + " has no " + name);
+  }
+
+  /** The spec's name of a component's field. */
+  private static String fieldName(RecordComponent component) {
+    return component.getType() == FencingToken.class ? "fencingToken" : component.getName();
   }
 
   private static Object read(RecordComponent component, Record record) {

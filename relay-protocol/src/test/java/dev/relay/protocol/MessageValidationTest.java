@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Every limit a record checks: at the limit it builds, one past it is rejected naming the field.
  */
 class MessageValidationTest {
-  private static final LeaseToken T = Samples.TOKEN;
+  private static final FencingToken T = Samples.TOKEN;
 
   private static String q(int length) {
     return "q".repeat(length);

@@ -7,8 +7,8 @@ import java.util.Optional;
 
 /** Sample messages for tests: at least one of every type, with small and largest field values. */
 final class Samples {
-  static final LeaseToken TOKEN = LeaseToken.fromHex("00112233445566778899aabbccddeeff");
-  static final LeaseToken OTHER_TOKEN = LeaseToken.fromHex("ffeeddccbbaa99887766554433221100");
+  static final FencingToken TOKEN = FencingToken.fromHex("00112233445566778899aabbccddeeff");
+  static final FencingToken OTHER_TOKEN = FencingToken.fromHex("ffeeddccbbaa99887766554433221100");
 
   private Samples() {}
 

@@ -105,6 +105,7 @@ final class MetricsEndpoint implements AutoCloseable {
     counter(registry, "relay_acked", "Jobs acknowledged", store, StoreCounters::acked);
     counter(registry, "relay_nacked", "Jobs negatively acknowledged", store, StoreCounters::nacked);
     counter(registry, "relay_released", "Leases released", store, StoreCounters::released);
+    counter(registry, "relay_renewed", "Leases renewed", store, StoreCounters::renewed);
     counter(registry, "relay_expired", "Leases that expired", store, StoreCounters::expired);
     counter(registry, "relay_dead", "Jobs moved to dead", store, StoreCounters::dead);
     counter(

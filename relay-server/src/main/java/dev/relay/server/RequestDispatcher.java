@@ -79,7 +79,7 @@ final class RequestDispatcher {
           loop);
     } else if (request instanceof DeadList d) {
       return answer(
-          server.store().listDead(d.queue(), d.afterJobId(), d.limit()), DeadPages::fit, loop);
+          server.store().deadList(d.queue(), d.afterJobId(), d.limit()), DeadPages::fit, loop);
     } else if (request instanceof DeadRequeue d) {
       return deadRequeue(d, loop);
     } else if (request instanceof Cancel c) {
@@ -248,10 +248,10 @@ final class RequestDispatcher {
    */
   private CompletableFuture<Response> deadRequeue(DeadRequeue d, Executor loop) {
     if (d.jobId() == DeadRequeue.ALL_JOBS) {
-      return answer(server.store().requeueDead(d.queue()), Requeued::new, loop);
+      return answer(server.store().deadRequeue(d.queue()), Requeued::new, loop);
     }
     return answer(
-        server.store().requeueDeadJob(d.queue(), d.jobId()),
+        server.store().deadRequeueJob(d.queue(), d.jobId()),
         o ->
             switch (o) {
               case OK -> new Requeued(1);

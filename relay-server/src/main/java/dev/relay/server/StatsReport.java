@@ -48,6 +48,7 @@ final class StatsReport {
     counters.add(new Counter("acked", store.acked()));
     counters.add(new Counter("nacked", store.nacked()));
     counters.add(new Counter("released", store.released()));
+    counters.add(new Counter("renewed", store.renewed()));
     counters.add(new Counter("expired", store.expired()));
     counters.add(new Counter("dead", store.dead()));
     counters.add(new Counter("corrupt", store.corrupt()));

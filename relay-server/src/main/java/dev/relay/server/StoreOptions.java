@@ -118,7 +118,7 @@ final class StoreOptions {
       converter = DurationConverter.class,
       defaultValue = "${env:RELAY_EXPIRY_SWEEP_INTERVAL:-1s}",
       description = {
-        "Pause between sweeps that end expired leases; a LEASE also ends those of its queues.",
+        "Pause between lease-expiry passes that end expired leases; a LEASE also ends those of its queues.",
         "Range [10ms, 1h]. Default: ${DEFAULT-VALUE}. Env: RELAY_EXPIRY_SWEEP_INTERVAL."
       })
   Duration expirySweepInterval;

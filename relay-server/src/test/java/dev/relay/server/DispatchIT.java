@@ -80,7 +80,7 @@ class DispatchIT {
       LeasedJob first = ((Leased) client.ask(lease("q", 1, 0))).jobs().get(0);
       assertThat(client.ask(new Release(first.jobId(), first.token()))).isInstanceOf(Ok.class);
       LeasedJob second = ((Leased) client.ask(lease("q", 1, 0))).jobs().get(0);
-      assertThat(second.fencing()).isGreaterThan(first.fencing());
+      assertThat(second.fencingNumber()).isGreaterThan(first.fencingNumber());
       assertThat(client.askError(new Ack(first.jobId(), first.token())))
           .isEqualTo(ErrorCode.STALE_TOKEN);
       Renewed renewed = (Renewed) client.ask(new Renew(second.jobId(), second.token(), 60_000));

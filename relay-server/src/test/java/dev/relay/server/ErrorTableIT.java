@@ -15,12 +15,12 @@ import dev.relay.protocol.EnqueueBatch;
 import dev.relay.protocol.Enqueued;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.ErrorResponse;
+import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.Frame;
 import dev.relay.protocol.Hello;
 import dev.relay.protocol.Inspect;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.Lease;
-import dev.relay.protocol.LeaseToken;
 import dev.relay.protocol.Leased;
 import dev.relay.protocol.LeasedJob;
 import dev.relay.protocol.Nack;
@@ -161,7 +161,7 @@ class ErrorTableIT {
   }
 
   private void leaseHolders(TestClient c) {
-    LeaseToken stranger = LeaseToken.random(random);
+    FencingToken stranger = FencingToken.random(random);
     check(c, new Lease(List.of("q"), 1, 3_600_001, 0));
     LeasedJob acked = leaseOne(c, TestServers.LEASE_MILLIS);
     LeasedJob held = leaseOne(c, TestServers.LEASE_MILLIS);
@@ -171,7 +171,7 @@ class ErrorTableIT {
     long unknown = Long.MAX_VALUE;
     long ready = ((Enqueued) c.ask(enqueue("q", 0))).jobId();
     for (long id : new long[] {acked.jobId(), held.jobId(), unknown, ready}) {
-      LeaseToken token = id == acked.jobId() ? acked.token() : stranger;
+      FencingToken token = id == acked.jobId() ? acked.token() : stranger;
       check(c, new Ack(id, token));
       check(c, new Nack(id, token, "e", 0));
       check(c, new Release(id, token));

@@ -41,6 +41,7 @@ class MetricsIT {
               "relay_acked_total",
               "relay_nacked_total",
               "relay_released_total",
+              "relay_renewed_total",
               "relay_expired_total",
               "relay_dead_total",
               "relay_corrupt_total",

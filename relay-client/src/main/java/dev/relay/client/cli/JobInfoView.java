@@ -19,7 +19,7 @@ final class JobInfoView {
     m.put("priority", job.priority());
     m.put("attempts", job.attempts());
     m.put("maxAttempts", job.maxAttempts());
-    m.put("fencing", job.fencing());
+    m.put("fencingNumber", job.fencingNumber());
     m.put("expiries", job.expiries());
     m.put("failures", job.failures());
     m.put("enqueuedAtMillis", job.enqueuedAt().toEpochMilli());
@@ -42,7 +42,7 @@ final class JobInfoView {
     m.put("state", job.state().name().toLowerCase(Locale.ROOT));
     m.put("priority", job.priority());
     m.put("attempts", job.attempts() + " of " + job.maxAttempts());
-    m.put("fencing", job.fencing());
+    m.put("fencing number", job.fencingNumber());
     m.put("expiries", job.expiries());
     m.put("failures", job.failures());
     m.put("enqueued at", job.enqueuedAt());

@@ -146,12 +146,12 @@ final class AdminCommands {
   }
 
   /**
-   * Moves one dead job back to ready, as {@link #requeueDead} does for many. A job id nobody has is
+   * Moves one dead job back to ready, as {@link #deadRequeue} does for many. A job id nobody has is
    * UNKNOWN_JOB; a job that is not dead, or is dead in a queue other than {@code queueOrEmpty}
    * (when that is not empty), is INVALID_STATE: the operator named the wrong job, and a count of 0
    * would hide it.
    */
-  static WriteCommand<Outcome> requeueDeadJob(String queueOrEmpty, long jobId) {
+  static WriteCommand<Outcome> deadRequeueJob(String queueOrEmpty, long jobId) {
     return context -> {
       PreparedStatement read = context.statement(READ_STATE);
       read.setLong(1, jobId);
@@ -180,7 +180,7 @@ final class AdminCommands {
    * @param queue the queue, or empty for every queue
    * @param limit the most dead jobs to move (lowest ids first)
    */
-  static WriteCommand<Long> requeueDead(String queue, int limit) {
+  static WriteCommand<Long> deadRequeue(String queue, int limit) {
     return context -> {
       List<Dead> dead = new ArrayList<>();
       PreparedStatement s;

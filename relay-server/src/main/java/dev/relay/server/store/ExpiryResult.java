@@ -1,7 +1,7 @@
 package dev.relay.server.store;
 
 /**
- * What one lease-expiry sweep did.
+ * What one lease-expiry command did.
  *
  * @param requeued expired leases returned to ready (after backoff)
  * @param dead expired leases whose attempts were exhausted, now dead with reason {@code lease

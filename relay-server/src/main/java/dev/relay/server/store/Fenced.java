@@ -4,8 +4,8 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
 /**
- * Runs a fenced UPDATE or DELETE ({@code ... WHERE id = ? AND state = ? [AND lease_token = ?]}) and
- * reads its row count as three cases: 0 means the row changed under us (an expected outcome), 1
+ * Runs a fenced UPDATE or DELETE ({@code ... WHERE id = ? AND state = ? [AND fencing_token = ?]})
+ * and reads its row count as three cases: 0 means the row changed under us (an expected outcome), 1
  * means done, more means the id is not unique, which only a bug can cause.
  */
 final class Fenced {

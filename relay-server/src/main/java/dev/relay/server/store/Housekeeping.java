@@ -9,8 +9,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the lease-expiry sweep and the retention purge on one daemon thread at the configured
- * intervals. Both go through the writer like any command; tests call them directly instead.
+ * Runs lease expiry and the retention purge on one daemon thread at the configured intervals. Both
+ * go through the writer like any command; tests call them directly instead.
  */
 final class Housekeeping implements AutoCloseable {
   static final String THREAD_NAME = "relay-housekeeping";
@@ -27,7 +27,7 @@ final class Housekeeping implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
-    every(config.expirySweepInterval(), "lease expiry sweep", store::expireLeases);
+    every(config.expirySweepInterval(), "lease expiry", store::expireLeases);
     every(config.purgeInterval(), "retention purge", store::purgeFinished);
   }
 

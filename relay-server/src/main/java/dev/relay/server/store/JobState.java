@@ -7,7 +7,7 @@ package dev.relay.server.store;
 public enum JobState {
   /** Waiting to be leased, available now or at a future time. */
   READY(0),
-  /** Held by a worker under a lease token until the lease expires. */
+  /** Held by a worker under a fencing token until the lease expires. */
   LEASED(1),
   /** Acked; kept for the retention window with its last token, then purged. */
   DONE(2),

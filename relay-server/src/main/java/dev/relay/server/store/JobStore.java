@@ -1,6 +1,6 @@
 package dev.relay.server.store;
 
-import dev.relay.protocol.LeaseToken;
+import dev.relay.protocol.FencingToken;
 import java.nio.file.Path;
 import java.sql.Statement;
 import java.time.Duration;
@@ -87,7 +87,7 @@ public final class JobStore implements AutoCloseable {
   }
 
   /** Marks the job done if {@code token} holds its unexpired lease. */
-  public CompletableFuture<Outcome> ack(long jobId, LeaseToken token) {
+  public CompletableFuture<Outcome> ack(long jobId, FencingToken token) {
     return writer.submit(LeaseCommands.ack(jobId, Objects.requireNonNull(token, "token")));
   }
 
@@ -97,7 +97,7 @@ public final class JobStore implements AutoCloseable {
    * {@link StoreLimits#ERROR_TEXT_CHARS_MAX} is cut to that length.
    */
   public CompletableFuture<Outcome> nack(
-      long jobId, LeaseToken token, String errorText, Duration retryDelayOrNull) {
+      long jobId, FencingToken token, String errorText, Duration retryDelayOrNull) {
     StoreException refusal = Requests.checkRetryDelay(retryDelayOrNull);
     if (refusal != null) {
       return CompletableFuture.failedFuture(refusal);
@@ -111,13 +111,13 @@ public final class JobStore implements AutoCloseable {
   }
 
   /** Returns the job to ready now without spending its attempt. */
-  public CompletableFuture<Outcome> release(long jobId, LeaseToken token) {
+  public CompletableFuture<Outcome> release(long jobId, FencingToken token) {
     return writer.submit(LeaseCommands.release(jobId, Objects.requireNonNull(token, "token")));
   }
 
   /** Extends the lease to now plus {@code leaseDuration} (within the configured bounds). */
   public CompletableFuture<RenewResult> renew(
-      long jobId, LeaseToken token, Duration leaseDuration) {
+      long jobId, FencingToken token, Duration leaseDuration) {
     StoreException refusal = Requests.checkLeaseDuration(leaseDuration, config);
     return refusal != null
         ? CompletableFuture.failedFuture(refusal)
@@ -165,14 +165,14 @@ public final class JobStore implements AutoCloseable {
    * this id, INVALID_STATE when it is not dead or is dead in another queue than {@code
    * queueOrEmpty} (when that is not empty).
    */
-  public CompletableFuture<Outcome> requeueDeadJob(String queueOrEmpty, long jobId) {
+  public CompletableFuture<Outcome> deadRequeueJob(String queueOrEmpty, long jobId) {
     StoreException refusal = checkRequeueQueue(queueOrEmpty);
     if (refusal == null && jobId < 1) {
       refusal = Requests.invalid("job id must be at least 1, was " + jobId);
     }
     return refusal != null
         ? CompletableFuture.failedFuture(refusal)
-        : writer.submit(AdminCommands.requeueDeadJob(queueOrEmpty, jobId));
+        : writer.submit(AdminCommands.deadRequeueJob(queueOrEmpty, jobId));
   }
 
   /**
@@ -180,7 +180,7 @@ public final class JobStore implements AutoCloseable {
    * now with attempts reset to 0, and answers how many moved; in writer commands of {@code 1000}
    * jobs so other traffic interleaves.
    */
-  public CompletableFuture<Long> requeueDead(String queueOrEmpty) {
+  public CompletableFuture<Long> deadRequeue(String queueOrEmpty) {
     StoreException refusal = checkRequeueQueue(queueOrEmpty);
     return refusal != null ? CompletableFuture.failedFuture(refusal) : requeueAll(queueOrEmpty, 0);
   }
@@ -194,7 +194,7 @@ public final class JobStore implements AutoCloseable {
   private CompletableFuture<Long> requeueAll(String queue, long before) {
     int batch = AdminCommands.REQUEUE_BATCH_MAX;
     return writer
-        .submit(AdminCommands.requeueDead(queue, batch))
+        .submit(AdminCommands.deadRequeue(queue, batch))
         .thenCompose(
             n ->
                 n < batch
@@ -226,11 +226,11 @@ public final class JobStore implements AutoCloseable {
   }
 
   /** Dead jobs with ids above {@code afterJobId}, of one queue or (empty) all queues. */
-  public CompletableFuture<DeadPage> listDead(String queueOrEmpty, long afterJobId, int limit) {
+  public CompletableFuture<DeadPage> deadList(String queueOrEmpty, long afterJobId, int limit) {
     StoreException refusal = Requests.checkDeadPage(queueOrEmpty, afterJobId, limit);
     return refusal != null
         ? CompletableFuture.failedFuture(refusal)
-        : reads.submit(c -> Reads.listDead(c, queueOrEmpty, afterJobId, limit));
+        : reads.submit(c -> Reads.deadList(c, queueOrEmpty, afterJobId, limit));
   }
 
   /** Per-queue counts and store totals; counts come from memory, never from a table scan. */
@@ -240,7 +240,7 @@ public final class JobStore implements AutoCloseable {
 
   /**
    * Housekeeping: returns expired leases to ready (after backoff) or to dead, in writer commands of
-   * {@link LeaseRescue#SWEEP_BATCH_MAX} until none is left. Blocks until done; runs on the
+   * {@link LeaseExpiry#EXPIRE_BATCH_MAX} until none is left. Blocks until done; runs on the
    * housekeeping thread every {@code expirySweepInterval} and is callable directly from tests.
    */
   public ExpiryResult expireLeases() {
@@ -248,10 +248,10 @@ public final class JobStore implements AutoCloseable {
     long dead = 0;
     while (true) {
       ExpiryResult r =
-          writer.await(writer.submit(c -> LeaseRescue.sweep(c, LeaseRescue.SWEEP_BATCH_MAX)));
+          writer.await(writer.submit(c -> LeaseExpiry.expire(c, LeaseExpiry.EXPIRE_BATCH_MAX)));
       requeued += r.requeued();
       dead += r.dead();
-      if (r.requeued() + r.dead() < LeaseRescue.SWEEP_BATCH_MAX) {
+      if (r.requeued() + r.dead() < LeaseExpiry.EXPIRE_BATCH_MAX) {
         return new ExpiryResult(requeued, dead);
       }
     }

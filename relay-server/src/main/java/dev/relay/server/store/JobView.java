@@ -13,7 +13,7 @@ import java.util.List;
  * @param priority enqueued priority class
  * @param attempts leases so far (minus releases)
  * @param maxAttempts leases allowed before the job is dead
- * @param fencing lease counter, never decreasing
+ * @param fencingNumber fencing number, never decreasing
  * @param expiries leases that ended by expiry or restart
  * @param failures nacks received
  * @param enqueuedAt when it was enqueued
@@ -34,7 +34,7 @@ public record JobView(
     int priority,
     int attempts,
     int maxAttempts,
-    long fencing,
+    long fencingNumber,
     int expiries,
     int failures,
     Instant enqueuedAt,

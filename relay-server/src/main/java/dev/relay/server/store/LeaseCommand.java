@@ -1,6 +1,6 @@
 package dev.relay.server.store;
 
-import dev.relay.protocol.LeaseToken;
+import dev.relay.protocol.FencingToken;
 import dev.relay.server.LogText;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -48,14 +48,14 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
           + " AND queue = ? AND priority = ? AND available_at_ms > ?"
           + " ORDER BY available_at_ms LIMIT 1";
   private static final String READ_JOB =
-      "SELECT queue, priority, attempts, max_attempts, fencing, enqueued_at_ms, payload_crc32c,"
+      "SELECT queue, priority, attempts, max_attempts, fencing_number, enqueued_at_ms, payload_crc32c,"
           + " type, headers, payload FROM jobs WHERE id = ? AND state = "
           + Schema.READY;
   private static final String FENCE =
       "UPDATE jobs SET state = "
           + Schema.LEASED
-          + ", lease_token = ?, lease_expires_at_ms = ?, attempts = attempts + 1,"
-          + " fencing = fencing + 1 WHERE id = ? AND state = "
+          + ", fencing_token = ?, lease_expires_at_ms = ?, attempts = attempts + 1,"
+          + " fencing_number = fencing_number + 1 WHERE id = ? AND state = "
           + Schema.READY;
   private static final String TO_CORRUPT =
       "UPDATE jobs SET state = "
@@ -96,8 +96,9 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
       }
     }
     for (String queue : open) {
-      // Expiry is decided by the store clock at claim time too, not only by the next sweep.
-      LeaseRescue.sweepQueue(context, queue, LeaseRescue.CLAIM_RESCUE_PER_QUEUE_MAX);
+      // Expiry is decided by the store clock at claim time too, not only by the next periodic
+      // expiry.
+      LeaseExpiry.expireInQueue(context, queue, LeaseExpiry.CLAIM_EXPIRE_PER_QUEUE_MAX);
     }
     List<Candidate> candidates = new ArrayList<>();
     for (String queue : open) {
@@ -157,7 +158,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
     int priority;
     int attempts;
     int maxAttempts;
-    long fencing;
+    long fencingNumber;
     long enqueuedAt;
     long crcStored;
     String type;
@@ -171,7 +172,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
       priority = r.getInt(2);
       attempts = r.getInt(3);
       maxAttempts = r.getInt(4);
-      fencing = r.getLong(5);
+      fencingNumber = r.getLong(5);
       enqueuedAt = r.getLong(6);
       crcStored = r.getLong(7);
       type = r.getString(8);
@@ -190,7 +191,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
       markCorrupt(context, id, queue, crcStored, crc.getValue());
       return null;
     }
-    LeaseToken token = context.newToken();
+    FencingToken token = context.newToken();
     long expiresAt = context.now() + leaseMillis;
     PreparedStatement fence = context.statement(FENCE);
     fence.setBytes(1, token.toBytes());
@@ -206,7 +207,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
         queue,
         priority,
         attempts + 1,
-        fencing + 1,
+        fencingNumber + 1,
         token,
         Instant.ofEpochMilli(enqueuedAt),
         Instant.ofEpochMilli(expiresAt),

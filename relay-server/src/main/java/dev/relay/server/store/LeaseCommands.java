@@ -1,6 +1,6 @@
 package dev.relay.server.store;
 
-import dev.relay.protocol.LeaseToken;
+import dev.relay.protocol.FencingToken;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -10,18 +10,18 @@ import java.time.Instant;
 /**
  * Ack, nack, release and renew: the commands a lease holder sends. Each first checks that the job
  * is leased under the presented token and that {@code now < lease_expires_at}; a lease is valid up
- * to the millisecond before its expiry and expired from that millisecond on, matching the sweep's
- * {@code lease_expires_at_ms <= now}. Any other case answers an {@link Outcome} and changes
- * nothing. The change itself is a fenced UPDATE on id, state and token.
+ * to the millisecond before its expiry and expired from that millisecond on, matching lease
+ * expiry's {@code lease_expires_at_ms <= now}. Any other case answers an {@link Outcome} and
+ * changes nothing. The change itself is a fenced UPDATE on id, state and token.
  */
 final class LeaseCommands {
   static final String HANDLER_ERROR_REASON = "handler error";
 
   private static final String READ =
-      "SELECT queue, state, lease_token, lease_expires_at_ms, attempts, max_attempts"
+      "SELECT queue, state, fencing_token, lease_expires_at_ms, attempts, max_attempts"
           + " FROM jobs WHERE id = ?";
   private static final String FENCE =
-      " WHERE id = ? AND state = " + Schema.LEASED + " AND lease_token = ?";
+      " WHERE id = ? AND state = " + Schema.LEASED + " AND fencing_token = ?";
   private static final String ACK =
       "UPDATE jobs SET state = "
           + Schema.DONE
@@ -31,20 +31,20 @@ final class LeaseCommands {
       "UPDATE jobs SET state = "
           + Schema.READY
           + ", available_at_ms = ?, failures = failures + 1, last_error = ?,"
-          + " lease_token = NULL, lease_expires_at_ms = NULL"
+          + " fencing_token = NULL, lease_expires_at_ms = NULL"
           + FENCE;
   private static final String NACK_DEAD =
       "UPDATE jobs SET state = "
           + Schema.DEAD
           + ", finished_at_ms = ?, failures = failures + 1, last_error = ?, dead_reason = '"
           + HANDLER_ERROR_REASON
-          + "', lease_token = NULL, lease_expires_at_ms = NULL"
+          + "', fencing_token = NULL, lease_expires_at_ms = NULL"
           + FENCE;
   private static final String RELEASE =
       "UPDATE jobs SET state = "
           + Schema.READY
           + ", available_at_ms = ?, attempts = attempts - 1,"
-          + " lease_token = NULL, lease_expires_at_ms = NULL"
+          + " fencing_token = NULL, lease_expires_at_ms = NULL"
           + FENCE;
   private static final String RENEW = "UPDATE jobs SET lease_expires_at_ms = ?" + FENCE;
 
@@ -54,7 +54,7 @@ final class LeaseCommands {
 
   private LeaseCommands() {}
 
-  static WriteCommand<Outcome> ack(long jobId, LeaseToken token) {
+  static WriteCommand<Outcome> ack(long jobId, FencingToken token) {
     return context -> {
       Lease lease = read(context, jobId);
       Outcome verdict = verdict(lease, token, context.now());
@@ -75,7 +75,7 @@ final class LeaseCommands {
    * this attempt); a job whose attempts are spent becomes dead with reason {@code handler error}.
    */
   static WriteCommand<Outcome> nack(
-      long jobId, LeaseToken token, String errorText, Duration retryDelayOrNull) {
+      long jobId, FencingToken token, String errorText, Duration retryDelayOrNull) {
     return context -> {
       Lease lease = read(context, jobId);
       Outcome verdict = verdict(lease, token, context.now());
@@ -107,7 +107,7 @@ final class LeaseCommands {
   }
 
   /** Returns the job to ready now without spending the attempt; the next lease still fences. */
-  static WriteCommand<Outcome> release(long jobId, LeaseToken token) {
+  static WriteCommand<Outcome> release(long jobId, FencingToken token) {
     return context -> {
       Lease lease = read(context, jobId);
       Outcome verdict = verdict(lease, token, context.now());
@@ -126,7 +126,7 @@ final class LeaseCommands {
   }
 
   /** Extends the lease to now plus {@code leaseDuration}; the token stays the same. */
-  static WriteCommand<RenewResult> renew(long jobId, LeaseToken token, Duration leaseDuration) {
+  static WriteCommand<RenewResult> renew(long jobId, FencingToken token, Duration leaseDuration) {
     return context -> {
       Lease lease = read(context, jobId);
       Outcome verdict = verdict(lease, token, context.now());
@@ -140,6 +140,7 @@ final class LeaseCommands {
       if (!Fenced.apply(s, jobId, "renew")) {
         return new RenewResult(Outcome.STALE_TOKEN, null);
       }
+      context.event(StoreCounters.Event.RENEWED);
       return new RenewResult(Outcome.OK, Instant.ofEpochMilli(expiresAt));
     };
   }
@@ -165,13 +166,13 @@ final class LeaseCommands {
    * The decision table. A wrong token wins over an expired lease: the caller is not the owner, and
    * telling a non-owner about the owner's lease would leak nothing useful anyway.
    */
-  private static Outcome verdict(Lease lease, LeaseToken token, long now) {
+  private static Outcome verdict(Lease lease, FencingToken token, long now) {
     if (lease == null) {
       return Outcome.UNKNOWN_JOB;
     }
     return switch (lease.state()) {
       case LEASED -> {
-        Invariants.check(lease.token() != null, "leased job without a lease token");
+        Invariants.check(lease.token() != null, "leased job without a fencing token");
         if (!token.matches(lease.token())) {
           yield Outcome.STALE_TOKEN;
         }
@@ -182,7 +183,7 @@ final class LeaseCommands {
     };
   }
 
-  private static void bindFence(PreparedStatement s, int first, long jobId, LeaseToken token)
+  private static void bindFence(PreparedStatement s, int first, long jobId, FencingToken token)
       throws SQLException {
     s.setLong(first, jobId);
     s.setBytes(first + 1, token.toBytes());

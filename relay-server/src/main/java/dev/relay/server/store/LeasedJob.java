@@ -1,7 +1,7 @@
 package dev.relay.server.store;
 
+import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.Header;
-import dev.relay.protocol.LeaseToken;
 import java.time.Instant;
 import java.util.List;
 
@@ -12,7 +12,7 @@ import java.util.List;
  * @param queue the queue it came from
  * @param priority its enqueued priority class (not the aged one)
  * @param attempt 1 for the first lease; grows with every lease except after a release
- * @param fencing grows with every lease of this job and never goes back
+ * @param fencingNumber grows with every lease of this job and never goes back
  * @param token the lease's random token that ack, nack, release and renew must present
  * @param enqueuedAt when the job was enqueued
  * @param leaseExpiresAt the lease is valid strictly before this instant
@@ -25,8 +25,8 @@ public record LeasedJob(
     String queue,
     int priority,
     int attempt,
-    long fencing,
-    LeaseToken token,
+    long fencingNumber,
+    FencingToken token,
     Instant enqueuedAt,
     Instant leaseExpiresAt,
     byte[] payload,

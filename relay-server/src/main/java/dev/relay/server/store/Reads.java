@@ -18,7 +18,7 @@ import java.util.Optional;
  */
 final class Reads {
   private static final String VIEW_COLUMNS =
-      "SELECT id, queue, state, priority, attempts, max_attempts, fencing, expiries, failures,"
+      "SELECT id, queue, state, priority, attempts, max_attempts, fencing_number, expiries, failures,"
           + " enqueued_at_ms, available_at_ms, lease_expires_at_ms, finished_at_ms, payload_bytes,"
           + " last_error, dead_reason, idempotency_key, type, headers FROM jobs";
   private static final String INSPECT = VIEW_COLUMNS + " WHERE id = ?";
@@ -56,7 +56,7 @@ final class Reads {
     }
   }
 
-  static DeadPage listDead(Connection c, String queue, long afterJobId, int limit)
+  static DeadPage deadList(Connection c, String queue, long afterJobId, int limit)
       throws SQLException {
     List<JobView> jobs = new ArrayList<>();
     try (PreparedStatement s = c.prepareStatement(queue.isEmpty() ? DEAD_ANY : DEAD_IN_QUEUE)) {

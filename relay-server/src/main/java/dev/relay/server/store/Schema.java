@@ -93,12 +93,19 @@ final class Schema {
    * them after the payload, so every inspect and dead listing would walk the payload's overflow
    * pages to reach them; the table is rebuilt with them before the payload instead (SQLite's
    * documented rebuild: create, copy, drop, rename, index), keeping the AUTOINCREMENT high-water
-   * mark so no id is ever reused.
+   * mark so no id is ever reused. The rebuild also gives two columns the glossary's words: {@code
+   * fencing} becomes {@code fencing_number} and {@code lease_token} becomes {@code fencing_token}.
    */
   private static List<String> migrateToTypesAndHeaders() {
-    String carried =
+    // Version 1's fencing and lease_token are version 2's fencing_number and fencing_token: the
+    // glossary's words, same values.
+    String carriedFrom =
         "id, queue, state, priority, attempts, max_attempts, fencing, expiries, failures,"
             + " enqueued_at_ms, available_at_ms, lease_token, lease_expires_at_ms, finished_at_ms,"
+            + " idempotency_key, last_error, dead_reason, payload_bytes, payload_crc32c, payload";
+    String carriedTo =
+        "id, queue, state, priority, attempts, max_attempts, fencing_number, expiries, failures,"
+            + " enqueued_at_ms, available_at_ms, fencing_token, lease_expires_at_ms, finished_at_ms,"
             + " idempotency_key, last_error, dead_reason, payload_bytes, payload_crc32c, payload";
     List<String> steps = new ArrayList<>();
     steps.add(
@@ -109,12 +116,12 @@ final class Schema {
             + " priority INTEGER NOT NULL CHECK (priority BETWEEN 0 AND 3),"
             + " attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),"
             + " max_attempts INTEGER NOT NULL CHECK (max_attempts >= 1),"
-            + " fencing INTEGER NOT NULL DEFAULT 0,"
+            + " fencing_number INTEGER NOT NULL DEFAULT 0,"
             + " expiries INTEGER NOT NULL DEFAULT 0,"
             + " failures INTEGER NOT NULL DEFAULT 0,"
             + " enqueued_at_ms INTEGER NOT NULL,"
             + " available_at_ms INTEGER NOT NULL,"
-            + " lease_token BLOB,"
+            + " fencing_token BLOB,"
             + " lease_expires_at_ms INTEGER,"
             + " finished_at_ms INTEGER,"
             + " idempotency_key TEXT,"
@@ -127,7 +134,7 @@ final class Schema {
             // Last, so reading the other columns never walks the payload's overflow pages.
             + " payload BLOB NOT NULL"
             + ")");
-    steps.add("INSERT INTO jobs_v2 (" + carried + ") SELECT " + carried + " FROM jobs");
+    steps.add("INSERT INTO jobs_v2 (" + carriedTo + ") SELECT " + carriedFrom + " FROM jobs");
     steps.add("DELETE FROM sqlite_sequence WHERE name = 'jobs_v2'");
     steps.add(
         "INSERT INTO sqlite_sequence (name, seq)"

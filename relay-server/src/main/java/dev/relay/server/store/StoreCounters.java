@@ -14,6 +14,7 @@ public final class StoreCounters {
     ACKED,
     NACKED,
     RELEASED,
+    RENEWED,
     EXPIRED,
     DEAD,
     CORRUPT,
@@ -70,6 +71,11 @@ public final class StoreCounters {
   /** Leases released without spending the attempt. */
   public long released() {
     return get(Event.RELEASED);
+  }
+
+  /** Leases renewed (a refused RENEW is not counted). */
+  public long renewed() {
+    return get(Event.RENEWED);
   }
 
   /** Leases ended by expiry or by restart recovery. */

@@ -36,7 +36,7 @@ public final class StoreLimits {
   public static final Duration RETRY_DELAY_MAX =
       Duration.ofMillis(ProtocolLimits.RETRY_DELAY_MILLIS_MAX);
 
-  /** Most dead jobs in one page of {@link JobStore#listDead}. */
+  /** Most dead jobs in one page of {@link JobStore#deadList}. */
   public static final int DEAD_PAGE_JOBS_MAX = 1000;
 
   private StoreLimits() {}

@@ -61,7 +61,7 @@ record StoreParts(
       Writer writer = new Writer(context, counts, counters);
       writer.start();
       opened.add(writer::close);
-      ExpiryResult leases = writer.await(writer.submit(LeaseRescue::recoverAll));
+      ExpiryResult leases = writer.await(writer.submit(LeaseExpiry::recoverAll));
       ReadPool reads = new ReadPool(file, config.readThreads(), config.readQueueCapacity());
       Backups backups = new Backups(backupDir, config.backupKeep(), clock, reads);
       RecoveryReport recovery =

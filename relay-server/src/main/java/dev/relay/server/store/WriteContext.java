@@ -1,6 +1,6 @@
 package dev.relay.server.store;
 
-import dev.relay.protocol.LeaseToken;
+import dev.relay.protocol.FencingToken;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -64,8 +64,8 @@ final class WriteContext implements AutoCloseable {
     return nowMillis;
   }
 
-  LeaseToken newToken() {
-    return LeaseToken.random(tokens);
+  FencingToken newToken() {
+    return FencingToken.random(tokens);
   }
 
   /** Jobs of {@code queue} in {@code state}, including changes not yet committed. */

@@ -164,7 +164,7 @@ class AdminTest {
   @Test
   void requeue_of_one_dead_job_makes_it_ready_now_with_attempts_reset() {
     long id = deadJob("q");
-    assertThat(join(store.requeueDeadJob("q", id))).isEqualTo(Outcome.OK);
+    assertThat(join(store.deadRequeueJob("q", id))).isEqualTo(Outcome.OK);
     JobView view = inspect(store, id);
     assertThat(view.state()).isEqualTo(JobState.READY);
     assertThat(view.attempts()).isZero();
@@ -174,16 +174,16 @@ class AdminTest {
     assertThat(view.finishedAt()).isNull();
     assertThat(view.availableAt()).isEqualTo(clock.instant());
     assertThat(leaseOne(store, "q").attempt()).isEqualTo(1);
-    assertThat(join(store.requeueDeadJob("q", id))).isEqualTo(Outcome.INVALID_STATE);
-    assertThat(join(store.requeueDeadJob("q", id + 1))).isEqualTo(Outcome.UNKNOWN_JOB);
+    assertThat(join(store.deadRequeueJob("q", id))).isEqualTo(Outcome.INVALID_STATE);
+    assertThat(join(store.deadRequeueJob("q", id + 1))).isEqualTo(Outcome.UNKNOWN_JOB);
   }
 
   @Test
   void requeue_with_a_job_id_of_another_queue_is_invalid_state_and_moves_nothing() {
     long id = deadJob("a");
-    assertThat(join(store.requeueDeadJob("b", id))).isEqualTo(Outcome.INVALID_STATE);
+    assertThat(join(store.deadRequeueJob("b", id))).isEqualTo(Outcome.INVALID_STATE);
     assertThat(inspect(store, id).state()).isEqualTo(JobState.DEAD);
-    assertThat(join(store.requeueDeadJob("", id))).isEqualTo(Outcome.OK);
+    assertThat(join(store.deadRequeueJob("", id))).isEqualTo(Outcome.OK);
   }
 
   @Test
@@ -191,10 +191,10 @@ class AdminTest {
     deadJob("a");
     deadJob("a");
     deadJob("b");
-    assertThat(join(store.requeueDead("a"))).isEqualTo(2);
+    assertThat(join(store.deadRequeue("a"))).isEqualTo(2);
     assertThat(inspect(store, deadJob("c")).state()).isEqualTo(JobState.DEAD);
-    assertThat(join(store.requeueDead(""))).isEqualTo(2);
-    assertThat(join(store.listDead("", 0, 10)).jobs()).isEmpty();
+    assertThat(join(store.deadRequeue(""))).isEqualTo(2);
+    assertThat(join(store.deadList("", 0, 10)).jobs()).isEmpty();
   }
 
   @Test
@@ -216,7 +216,7 @@ class AdminTest {
     nacks.forEach(TestStores::join);
     assertThat(store.counters().dead()).isEqualTo(count);
 
-    assertThat(join(store.requeueDead("q"))).isEqualTo(count);
+    assertThat(join(store.deadRequeue("q"))).isEqualTo(count);
     assertThat(join(store.stats()).queues().get(0).ready()).isEqualTo(count);
   }
 
@@ -227,14 +227,14 @@ class AdminTest {
     long a2 = deadJob("a");
     long a3 = deadJob("a");
 
-    DeadPage first = join(store.listDead("a", 0, 2));
+    DeadPage first = join(store.deadList("a", 0, 2));
     assertThat(first.jobs()).extracting(JobView::id).containsExactly(a1, a2);
     assertThat(first.nextAfterJobId()).isEqualTo(a2);
-    DeadPage second = join(store.listDead("a", first.nextAfterJobId(), 2));
+    DeadPage second = join(store.deadList("a", first.nextAfterJobId(), 2));
     assertThat(second.jobs()).extracting(JobView::id).containsExactly(a3);
     assertThat(second.nextAfterJobId()).isZero();
 
-    DeadPage all = join(store.listDead("", 0, 10));
+    DeadPage all = join(store.deadList("", 0, 10));
     assertThat(all.jobs()).extracting(JobView::id).containsExactly(a1, b1, a2, a3);
     assertThat(all.jobs().get(0).deadReason()).isEqualTo("handler error");
     assertThat(all.jobs().get(0).lastError()).isEqualTo("broken");
@@ -242,10 +242,10 @@ class AdminTest {
 
   @Test
   void dead_page_limits_outside_the_range_are_invalid() {
-    assertThat(failure(store.listDead("", 0, 0)).code()).isEqualTo(StoreError.INVALID_ARGUMENT);
-    assertThat(failure(store.listDead("", 0, StoreLimits.DEAD_PAGE_JOBS_MAX + 1)).code())
+    assertThat(failure(store.deadList("", 0, 0)).code()).isEqualTo(StoreError.INVALID_ARGUMENT);
+    assertThat(failure(store.deadList("", 0, StoreLimits.DEAD_PAGE_JOBS_MAX + 1)).code())
         .isEqualTo(StoreError.INVALID_ARGUMENT);
-    assertThat(join(store.listDead("", 0, StoreLimits.DEAD_PAGE_JOBS_MAX)).jobs()).isEmpty();
+    assertThat(join(store.deadList("", 0, StoreLimits.DEAD_PAGE_JOBS_MAX)).jobs()).isEmpty();
   }
 
   @Test

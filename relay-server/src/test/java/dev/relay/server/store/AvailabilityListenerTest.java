@@ -73,7 +73,7 @@ class AvailabilityListenerTest {
     LeasedJob job = leaseOne(store, "q");
     join(store.nack(id, job.token(), "x", null));
     heard.clear();
-    join(store.requeueDeadJob("q", id));
+    join(store.deadRequeueJob("q", id));
     assertThat(heard).containsExactly(Set.of("q"));
   }
 

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Lease expiry: the sweep returns jobs, never undoes an ack, and lost acks mean redelivery. */
+/** Lease expiry: expiring returns jobs, never undoes an ack, and lost acks mean redelivery. */
 class ExpiryTest {
   @TempDir Path dir;
   final TestClock clock = new TestClock();
@@ -39,7 +39,7 @@ class ExpiryTest {
   }
 
   @Test
-  void lost_ack_means_the_job_is_delivered_again_with_a_higher_attempt_and_fencing() {
+  void lost_ack_means_the_job_is_delivered_again_with_a_higher_attempt_and_fencing_number() {
     long id = enqueue(store, "q", "payload");
     LeasedJob first = leaseOne(store, "q");
     clock.advance(TestStores.LEASE);
@@ -55,7 +55,7 @@ class ExpiryTest {
     LeasedJob second = leaseOne(store, "q");
     assertThat(second.jobId()).isEqualTo(id);
     assertThat(second.attempt()).isEqualTo(2);
-    assertThat(second.fencing()).isGreaterThan(first.fencing());
+    assertThat(second.fencingNumber()).isGreaterThan(first.fencingNumber());
     assertThat(second.token()).isNotEqualTo(first.token());
     assertThat(join(store.ack(id, first.token()))).isEqualTo(Outcome.STALE_TOKEN);
     assertThat(join(store.ack(id, second.token()))).isEqualTo(Outcome.OK);
@@ -88,21 +88,21 @@ class ExpiryTest {
         .isEqualTo("lease expired at " + second.leaseExpiresAt() + " (attempt 2)");
   }
 
-  // The writer runs one command at a time, so a sweep can never read a lease and then see it
-  // change before its UPDATE. These tests hand the rescue a lease read earlier anyway, to show
+  // The writer runs one command at a time, so an expiry can never read a lease and then see it
+  // change before its UPDATE. These tests hand the expiry a lease read earlier anyway, to show
   // that the compare-and-set alone would keep an ack or a renew safe.
 
   @Test
-  void a_rescue_of_a_lease_read_before_an_ack_does_not_undo_the_ack() {
+  void an_expiry_of_a_lease_read_before_an_ack_does_not_undo_the_ack() {
     long id = enqueue(store, "q", "payload");
     LeasedJob job = leaseOne(store, "q");
     clock.advance(TestStores.LEASE.minusMillis(1));
-    LeaseRescue.Lease stale = join(store.submitWrite(context -> readLease(context, id)));
+    LeaseExpiry.Lease stale = join(store.submitWrite(context -> readLease(context, id)));
     assertThat(join(store.ack(id, job.token()))).isEqualTo(Outcome.OK);
     clock.advance(Duration.ofMinutes(1));
 
-    for (LeaseRescue.Rescue why : LeaseRescue.Rescue.values()) {
-      JobState result = join(store.submitWrite(context -> LeaseRescue.rescue(context, stale, why)));
+    for (LeaseExpiry.Cause why : LeaseExpiry.Cause.values()) {
+      JobState result = join(store.submitWrite(context -> LeaseExpiry.end(context, stale, why)));
       assertThat(result).isEqualTo(JobState.LEASED);
     }
     assertThat(inspect(store, id).state()).isEqualTo(JobState.DONE);
@@ -110,11 +110,11 @@ class ExpiryTest {
   }
 
   @Test
-  void a_rescue_of_a_lease_read_before_a_renew_leaves_the_renewed_lease_alone() {
+  void an_expiry_of_a_lease_read_before_a_renew_leaves_the_renewed_lease_alone() {
     long id = enqueue(store, "q", "payload");
     LeasedJob job = leaseOne(store, "q");
     clock.advance(TestStores.LEASE.minusMillis(1));
-    LeaseRescue.Lease stale = join(store.submitWrite(context -> readLease(context, id)));
+    LeaseExpiry.Lease stale = join(store.submitWrite(context -> readLease(context, id)));
     assertThat(join(store.renew(id, job.token(), TestStores.LEASE)).outcome())
         .isEqualTo(Outcome.OK);
     clock.advance(Duration.ofMillis(1));
@@ -122,26 +122,26 @@ class ExpiryTest {
     JobState result =
         join(
             store.submitWrite(
-                context -> LeaseRescue.rescue(context, stale, LeaseRescue.Rescue.EXPIRED)));
+                context -> LeaseExpiry.end(context, stale, LeaseExpiry.Cause.EXPIRED)));
     assertThat(result).isEqualTo(JobState.LEASED);
     assertThat(join(store.ack(id, job.token()))).isEqualTo(Outcome.OK);
   }
 
-  private static LeaseRescue.Lease readLease(WriteContext context, long id) throws SQLException {
+  private static LeaseExpiry.Lease readLease(WriteContext context, long id) throws SQLException {
     try (Statement s = context.connection().createStatement();
         ResultSet r =
             s.executeQuery(
-                "SELECT id, queue, attempts, max_attempts, lease_token, lease_expires_at_ms"
+                "SELECT id, queue, attempts, max_attempts, fencing_token, lease_expires_at_ms"
                     + " FROM jobs WHERE id = "
                     + id)) {
       r.next();
-      return new LeaseRescue.Lease(
+      return new LeaseExpiry.Lease(
           r.getLong(1), r.getString(2), r.getInt(3), r.getInt(4), r.getBytes(5), r.getLong(6));
     }
   }
 
   @Test
-  void expiry_sweep_racing_acks_never_undoes_an_ack() throws Exception {
+  void lease_expiry_racing_acks_never_undoes_an_ack() throws Exception {
     int jobs = 200;
     List<NewJob> batch = new ArrayList<>();
     IntStream.range(0, jobs).forEach(i -> batch.add(NewJob.of("q", bytes("p" + i), 0)));
@@ -151,7 +151,7 @@ class ExpiryTest {
     clock.advance(TestStores.LEASE.minusMillis(1));
 
     // Queue: the first half of the acks, then a command that moves the clock to the expiry, then
-    // the second half of the acks interleaved with sweeps from another thread.
+    // the second half of the acks interleaved with lease expiry from another thread.
     WriterGate gate = new WriterGate(store);
     List<CompletableFuture<Outcome>> acks = new ArrayList<>();
     for (int i = 0; i < jobs / 2; i++) {
@@ -163,14 +163,14 @@ class ExpiryTest {
               clock.advance(Duration.ofMillis(1));
               return null;
             });
-    Thread sweeper = new Thread(() -> store.expireLeases());
-    sweeper.start();
+    Thread expirer = new Thread(() -> store.expireLeases());
+    expirer.start();
     for (int i = jobs / 2; i < jobs; i++) {
       acks.add(store.ack(leased.get(i).jobId(), leased.get(i).token()));
     }
     gate.open();
     join(tick);
-    sweeper.join();
+    expirer.join();
     store.expireLeases();
 
     for (int i = 0; i < jobs; i++) {

@@ -7,7 +7,7 @@ import static dev.relay.server.store.TestStores.lease;
 import static dev.relay.server.store.TestStores.leaseOne;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relay.protocol.LeaseToken;
+import dev.relay.protocol.FencingToken;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -16,7 +16,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Fencing tokens: only the current lease's token can act on a job, and fencing only grows. */
+/**
+ * Fencing tokens: only the current lease's token can act on a job, and the fencing number only
+ * grows.
+ */
 class FencingTest {
   @TempDir Path dir;
   final TestClock clock = new TestClock();
@@ -67,7 +70,7 @@ class FencingTest {
   void a_forged_token_is_rejected_like_a_stale_one() {
     enqueue(store, "q", "payload");
     LeasedJob job = leaseOne(store, "q");
-    LeaseToken forged = LeaseToken.random(new SecureRandom());
+    FencingToken forged = FencingToken.random(new SecureRandom());
     assertThat(join(store.ack(job.jobId(), forged))).isEqualTo(Outcome.STALE_TOKEN);
     assertThat(inspect(store, job.jobId()).state()).isEqualTo(JobState.LEASED);
   }
@@ -96,7 +99,7 @@ class FencingTest {
     JobView done = inspect(store, job.jobId());
 
     assertThat(join(store.ack(job.jobId(), job.token()))).isEqualTo(Outcome.ALREADY_ACKED);
-    LeaseToken other = LeaseToken.random(new SecureRandom());
+    FencingToken other = FencingToken.random(new SecureRandom());
     assertThat(join(store.ack(job.jobId(), other))).isEqualTo(Outcome.STALE_TOKEN);
     assertThat(join(store.nack(job.jobId(), job.token(), "x", null)))
         .isEqualTo(Outcome.ALREADY_ACKED);
@@ -105,21 +108,36 @@ class FencingTest {
   }
 
   @Test
-  void fencing_grows_with_every_lease_and_release_does_not_spend_the_attempt() {
+  void the_fencing_number_grows_with_every_lease_and_release_does_not_spend_the_attempt() {
     long id = enqueue(store, "q", "payload");
-    long lastFencing = 0;
+    long lastFencingNumber = 0;
     for (int i = 1; i <= 4; i++) {
       LeasedJob job = leaseOne(store, "q");
-      assertThat(job.fencing()).isEqualTo(lastFencing + 1);
+      assertThat(job.fencingNumber()).isEqualTo(lastFencingNumber + 1);
       assertThat(job.attempt()).isEqualTo(1);
-      lastFencing = job.fencing();
+      lastFencingNumber = job.fencingNumber();
       assertThat(join(store.release(id, job.token()))).isEqualTo(Outcome.OK);
     }
     JobView view = inspect(store, id);
-    assertThat(view.fencing()).isEqualTo(4);
+    assertThat(view.fencingNumber()).isEqualTo(4);
     assertThat(view.attempts()).isZero();
     assertThat(view.state()).isEqualTo(JobState.READY);
     assertThat(store.counters().released()).isEqualTo(4);
+  }
+
+  @Test
+  void only_a_renew_that_extends_the_lease_is_counted() {
+    LeasedJob[] jobs = reassigned();
+    LeasedJob old = jobs[0];
+    LeasedJob current = jobs[1];
+    assertThat(join(store.renew(old.jobId(), old.token(), TestStores.LEASE)).outcome())
+        .isEqualTo(Outcome.STALE_TOKEN);
+    assertThat(store.counters().renewed()).isZero();
+    for (int i = 1; i <= 3; i++) {
+      assertThat(join(store.renew(current.jobId(), current.token(), TestStores.LEASE)).outcome())
+          .isEqualTo(Outcome.OK);
+    }
+    assertThat(store.counters().renewed()).isEqualTo(3);
   }
 
   @Test

@@ -13,15 +13,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The housekeeping thread runs the sweep and the purge on its own. The test clock decides what is
- * expired; the test waits for the commit that did the work, not for wall-clock time.
+ * The housekeeping thread runs lease expiry and the purge on its own. The test clock decides what
+ * is expired; the test waits for the commit that did the work, not for wall-clock time.
  */
 class HousekeepingTest {
   @TempDir Path dir;
   final TestClock clock = new TestClock();
 
   @Test
-  void the_scheduler_sweeps_expired_leases_and_purges_finished_jobs() throws Exception {
+  void the_scheduler_expires_leases_and_purges_finished_jobs() throws Exception {
     StoreConfig config =
         TestStores.config(dir)
             .expirySweepInterval(StoreConfig.EXPIRY_SWEEP_INTERVAL_MIN)

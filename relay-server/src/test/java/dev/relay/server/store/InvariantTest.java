@@ -6,7 +6,7 @@ import static dev.relay.server.store.TestStores.failure;
 import static dev.relay.server.store.TestStores.join;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relay.protocol.LeaseToken;
+import dev.relay.protocol.FencingToken;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.sql.Connection;
@@ -44,7 +44,7 @@ class InvariantTest {
         assertThat(e.code()).isEqualTo(StoreError.INTERNAL);
         assertThat(e.retryable()).isFalse();
       }
-      StoreException later = failure(store.ack(kept, LeaseToken.random(new SecureRandom())));
+      StoreException later = failure(store.ack(kept, FencingToken.random(new SecureRandom())));
       assertThat(later.code()).isEqualTo(StoreError.INTERNAL);
       assertThat(later.getMessage()).contains("a fenced update touched 2 rows");
       assertThat(join(store.stats()).queues().get(0).ready()).isEqualTo(1);

@@ -4,6 +4,7 @@ import static dev.relay.server.store.TestStores.bytes;
 import static dev.relay.server.store.TestStores.join;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.Header;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -48,7 +49,7 @@ class JobTypesTest {
       assertThat(leased.headers()).containsExactlyElementsOf(HEADERS);
 
       join(store.nack(id, leased.token(), "boom", Duration.ZERO));
-      JobView dead = join(store.listDead("q", 0, 10)).jobs().get(0);
+      JobView dead = join(store.deadList("q", 0, 10)).jobs().get(0);
       assertThat(dead.state()).isEqualTo(JobState.DEAD);
       assertThat(dead.type()).isEqualTo("email.send");
       assertThat(dead.headers()).containsExactlyElementsOf(HEADERS);
@@ -145,6 +146,27 @@ class JobTypesTest {
                   "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'jobs'"
                       + " AND name LIKE 'jobs_%'"))
           .isEqualTo(6);
+    }
+  }
+
+  @Test
+  void version_1_fencing_and_lease_token_carry_over_as_fencing_number_and_fencing_token()
+      throws Exception {
+    writeVersion1File();
+    FencingToken token = FencingToken.fromHex("00112233445566778899aabbccddeeff");
+    try (Connection c = TestStores.connect(dir);
+        Statement s = c.createStatement()) {
+      s.executeUpdate(
+          "INSERT INTO jobs (id, queue, state, priority, attempts, max_attempts, fencing,"
+              + " enqueued_at_ms, available_at_ms, lease_token, finished_at_ms, payload_bytes,"
+              + " payload_crc32c, payload)"
+              + " VALUES (2, 'q', 2, 0, 3, 3, 3, 0, 0, x'"
+              + token
+              + "', 1, 0, 0, x'')");
+    }
+    try (JobStore store = TestStores.open(dir, clock)) {
+      assertThat(TestStores.inspect(store, 2).fencingNumber()).isEqualTo(3);
+      assertThat(join(store.ack(2, token))).isEqualTo(Outcome.ALREADY_ACKED);
     }
   }
 

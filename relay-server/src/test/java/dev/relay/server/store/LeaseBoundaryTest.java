@@ -17,8 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Time boundaries to the millisecond. A lease is valid while {@code now < leaseExpiresAt}: at
- * expiry minus 1 ms the holder may still act, from expiry on it may not and the sweep takes the job
- * back. A delayed job is leasable from its due millisecond on.
+ * expiry minus 1 ms the holder may still act, from expiry on it may not and lease expiry takes the
+ * job back. A delayed job is leasable from its due millisecond on.
  */
 class LeaseBoundaryTest {
   @TempDir Path dir;
@@ -81,14 +81,14 @@ class LeaseBoundaryTest {
   }
 
   @Test
-  void sweep_one_millisecond_before_expiry_leaves_the_lease_alone() {
+  void expiring_one_millisecond_before_expiry_leaves_the_lease_alone() {
     leaseAndMoveTo(1);
     assertThat(store.expireLeases()).isEqualTo(new ExpiryResult(0, 0));
     assertThat(inspect(store, job.jobId()).state()).isEqualTo(JobState.LEASED);
   }
 
   @Test
-  void sweep_at_the_expiry_millisecond_takes_the_job_back() {
+  void expiring_at_the_expiry_millisecond_takes_the_job_back() {
     leaseAndMoveTo(0);
     assertThat(store.expireLeases()).isEqualTo(new ExpiryResult(1, 0));
     JobView view = inspect(store, job.jobId());
@@ -98,7 +98,7 @@ class LeaseBoundaryTest {
   }
 
   @Test
-  void a_claim_at_the_expiry_millisecond_rescues_the_expired_lease_itself() {
+  void a_claim_at_the_expiry_millisecond_expires_the_lease_itself() {
     leaseAndMoveTo(0);
     assertThat(lease(store, "q", 1)).isEmpty();
     JobView view = inspect(store, job.jobId());

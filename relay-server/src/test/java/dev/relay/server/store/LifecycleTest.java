@@ -41,7 +41,7 @@ class LifecycleTest {
     assertThat(job.priority()).isEqualTo(2);
     assertThat(job.payload()).isEqualTo(bytes("hello"));
     assertThat(job.attempt()).isEqualTo(1);
-    assertThat(job.fencing()).isEqualTo(1);
+    assertThat(job.fencingNumber()).isEqualTo(1);
     assertThat(job.enqueuedAt()).isEqualTo(TestClock.START);
     assertThat(job.leaseExpiresAt()).isEqualTo(clock.instant().plus(TestStores.LEASE));
 

@@ -11,7 +11,7 @@ import java.util.HexFormat;
  * returns after its lease was reassigned holds an older token and is refused. Tokens are compared
  * by value, never by identity, and are not tied to a connection.
  */
-public final class LeaseToken {
+public final class FencingToken {
   /** Encoded size on the wire and in the store. */
   public static final int BYTES = 16;
 
@@ -19,33 +19,33 @@ public final class LeaseToken {
 
   private final byte[] bytes;
 
-  private LeaseToken(byte[] bytes) {
+  private FencingToken(byte[] bytes) {
     this.bytes = bytes;
   }
 
   /** A new token drawn from {@code random}. */
-  public static LeaseToken random(SecureRandom random) {
+  public static FencingToken random(SecureRandom random) {
     byte[] bytes = new byte[BYTES];
     random.nextBytes(bytes);
-    return new LeaseToken(bytes);
+    return new FencingToken(bytes);
   }
 
   /** A token from exactly {@link #BYTES} bytes; the array is copied. */
-  public static LeaseToken fromBytes(byte[] bytes) {
+  public static FencingToken fromBytes(byte[] bytes) {
     if (bytes.length != BYTES) {
       throw new IllegalArgumentException(
-          "lease token must be " + BYTES + " bytes, was " + bytes.length);
+          "fencing token must be " + BYTES + " bytes, was " + bytes.length);
     }
-    return new LeaseToken(bytes.clone());
+    return new FencingToken(bytes.clone());
   }
 
   /** A token from its 32-character lowercase or uppercase hex form. */
-  public static LeaseToken fromHex(String hex) {
+  public static FencingToken fromHex(String hex) {
     if (hex.length() != BYTES * 2) {
       throw new IllegalArgumentException(
-          "lease token must be " + BYTES * 2 + " hex characters, was " + hex.length());
+          "fencing token must be " + BYTES * 2 + " hex characters, was " + hex.length());
     }
-    return new LeaseToken(HEX.parseHex(hex));
+    return new FencingToken(HEX.parseHex(hex));
   }
 
   /** A copy of the token's bytes. */
@@ -60,7 +60,7 @@ public final class LeaseToken {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof LeaseToken t && java.security.MessageDigest.isEqual(bytes, t.bytes);
+    return o instanceof FencingToken t && java.security.MessageDigest.isEqual(bytes, t.bytes);
   }
 
   @Override

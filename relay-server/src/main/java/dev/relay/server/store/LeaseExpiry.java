@@ -8,21 +8,22 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Ends leases that nobody will settle: expired ones (the sweep, and the claim before it picks jobs)
- * and every lease at restart. Each rescue is a compare-and-set on state AND token, so a rescue that
- * lost the race to an ack (or a renew followed by an ack) changes nothing.
+ * Lease expiry: ends leases that nobody will settle, the expired ones (periodically, and in a claim
+ * before it picks jobs) and, at restart recovery, every lease. Each end is a compare-and-set on
+ * state AND fencing token, so an expiry that lost the race to an ack (or a renew followed by an
+ * ack) changes nothing.
  */
-final class LeaseRescue {
-  /** Most expired leases one sweep command rescues; the sweep repeats while batches are full. */
-  static final int SWEEP_BATCH_MAX = 1000;
+final class LeaseExpiry {
+  /** Most expired leases one expiry command ends; expiry repeats while batches are full. */
+  static final int EXPIRE_BATCH_MAX = 1000;
 
-  /** Most expired leases a claim rescues per requested queue before choosing jobs. */
-  static final int CLAIM_RESCUE_PER_QUEUE_MAX = 16;
+  /** Most expired leases a claim ends per requested queue before choosing jobs. */
+  static final int CLAIM_EXPIRE_PER_QUEUE_MAX = 16;
 
   static final String DEAD_REASON = "lease expired";
 
   private static final String COLUMNS =
-      "SELECT id, queue, attempts, max_attempts, lease_token, lease_expires_at_ms";
+      "SELECT id, queue, attempts, max_attempts, fencing_token, lease_expires_at_ms";
   private static final String EXPIRED =
       COLUMNS
           + " FROM jobs WHERE state = "
@@ -40,24 +41,24 @@ final class LeaseRescue {
   private static final String CAS =
       " WHERE id = ? AND state = "
           + Schema.LEASED
-          + " AND lease_token = ? AND lease_expires_at_ms <= ?";
+          + " AND fencing_token = ? AND lease_expires_at_ms <= ?";
   private static final String TO_READY =
       "UPDATE jobs SET state = "
           + Schema.READY
-          + ", lease_token = NULL, lease_expires_at_ms = NULL, expiries = expiries + 1,"
+          + ", fencing_token = NULL, lease_expires_at_ms = NULL, expiries = expiries + 1,"
           + " last_error = ?, available_at_ms = ?"
           + CAS;
   private static final String TO_DEAD =
       "UPDATE jobs SET state = "
           + Schema.DEAD
-          + ", lease_token = NULL, lease_expires_at_ms = NULL, expiries = expiries + 1,"
+          + ", fencing_token = NULL, lease_expires_at_ms = NULL, expiries = expiries + 1,"
           + " last_error = ?, finished_at_ms = ?, dead_reason = '"
           + DEAD_REASON
           + "'"
           + CAS;
 
   /** Why a lease is being ended. */
-  enum Rescue {
+  enum Cause {
     /** Its expiry passed: checked again in the compare-and-set, retried after backoff. */
     EXPIRED,
     /** The store restarted: every lease ends, the job is ready at once. */
@@ -68,23 +69,24 @@ final class LeaseRescue {
   record Lease(
       long id, String queue, int attempts, int maxAttempts, byte[] token, long expiresAtMillis) {}
 
-  private LeaseRescue() {}
+  private LeaseExpiry() {}
 
-  /** Rescues up to {@code max} leases that expired at or before now, in any queue. */
-  static ExpiryResult sweep(WriteContext context, int max) throws SQLException {
+  /** Expires up to {@code max} leases that expired at or before now, in any queue. */
+  static ExpiryResult expire(WriteContext context, int max) throws SQLException {
     PreparedStatement s = context.statement(EXPIRED);
     s.setLong(1, context.now());
     s.setInt(2, max);
-    return rescueAll(context, read(s), Rescue.EXPIRED);
+    return endAll(context, read(s), Cause.EXPIRED);
   }
 
-  /** Rescues up to {@code max} expired leases of one queue, before a claim on it. */
-  static ExpiryResult sweepQueue(WriteContext context, String queue, int max) throws SQLException {
+  /** Expires up to {@code max} expired leases of one queue, before a claim on it. */
+  static ExpiryResult expireInQueue(WriteContext context, String queue, int max)
+      throws SQLException {
     PreparedStatement s = context.statement(EXPIRED_IN_QUEUE);
     s.setLong(1, context.now());
     s.setString(2, queue);
     s.setInt(3, max);
-    return rescueAll(context, read(s), Rescue.EXPIRED);
+    return endAll(context, read(s), Cause.EXPIRED);
   }
 
   /**
@@ -97,12 +99,12 @@ final class LeaseRescue {
     long dead = 0;
     while (true) {
       PreparedStatement s = context.statement(ANY_LEASED);
-      s.setInt(1, SWEEP_BATCH_MAX);
+      s.setInt(1, EXPIRE_BATCH_MAX);
       List<Lease> leases = read(s);
       if (leases.isEmpty()) {
         return new ExpiryResult(requeued, dead);
       }
-      ExpiryResult r = rescueAll(context, leases, Rescue.RESTART);
+      ExpiryResult r = endAll(context, leases, Cause.RESTART);
       Invariants.check(
           r.requeued() + r.dead() == leases.size(), "recovery skipped a lease it had just read");
       requeued += r.requeued();
@@ -127,12 +129,12 @@ final class LeaseRescue {
     return leases;
   }
 
-  private static ExpiryResult rescueAll(WriteContext context, List<Lease> leases, Rescue why)
+  private static ExpiryResult endAll(WriteContext context, List<Lease> leases, Cause why)
       throws SQLException {
     long requeued = 0;
     long dead = 0;
     for (Lease lease : leases) {
-      switch (rescue(context, lease, why)) {
+      switch (end(context, lease, why)) {
         case READY -> requeued++;
         case DEAD -> dead++;
         default -> {}
@@ -146,7 +148,7 @@ final class LeaseRescue {
    * expired, when, and on which attempt (an earlier NACK's text is replaced, as a later NACK's
    * would be).
    */
-  static String lastError(Lease lease, Rescue why) {
+  static String lastError(Lease lease, Cause why) {
     return switch (why) {
       case EXPIRED ->
           "lease expired at "
@@ -164,16 +166,16 @@ final class LeaseRescue {
    * alone. An expired lease is retried after backoff; a lease ended by a restart is ready at once,
    * since its worker never had a fair chance to finish.
    */
-  static JobState rescue(WriteContext context, Lease lease, Rescue why) throws SQLException {
+  static JobState end(WriteContext context, Lease lease, Cause why) throws SQLException {
     boolean exhausted = lease.attempts() >= lease.maxAttempts();
-    long delayMillis = why == Rescue.EXPIRED ? context.backoff.delayMillis(lease.attempts()) : 0;
+    long delayMillis = why == Cause.EXPIRED ? context.backoff.delayMillis(lease.attempts()) : 0;
     PreparedStatement s = context.statement(exhausted ? TO_DEAD : TO_READY);
     s.setString(1, lastError(lease, why));
     s.setLong(2, exhausted ? context.now() : context.now() + delayMillis);
     s.setLong(3, lease.id());
     s.setBytes(4, lease.token());
-    s.setLong(5, why == Rescue.EXPIRED ? context.now() : Long.MAX_VALUE);
-    if (!Fenced.apply(s, lease.id(), "lease rescue")) {
+    s.setLong(5, why == Cause.EXPIRED ? context.now() : Long.MAX_VALUE);
+    if (!Fenced.apply(s, lease.id(), "lease expiry")) {
       return JobState.LEASED;
     }
     context.event(StoreCounters.Event.EXPIRED);
