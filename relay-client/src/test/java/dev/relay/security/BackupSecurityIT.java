@@ -6,33 +6,25 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.relay.client.JobSpecs;
 import dev.relay.client.RelayClient;
 import dev.relay.client.RelayException;
+import dev.relay.failure.RawConnection;
 import dev.relay.failure.ServerProcess;
 import dev.relay.protocol.BackedUp;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.ErrorResponse;
 import dev.relay.protocol.Frame;
-import dev.relay.protocol.FrameCodec;
-import dev.relay.protocol.Hello;
 import dev.relay.protocol.Message;
 import dev.relay.protocol.Opcode;
 import dev.relay.protocol.ProtocolLimits;
-import dev.relay.protocol.Side;
 import dev.relay.protocol.Welcome;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.Socket;
-import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -152,13 +144,13 @@ class BackupSecurityIT {
     Path backups = dir.resolve("backups");
     try (ServerProcess server = ServerProcess.start(dir, "--backup-dir", backups.toString());
         RelayClient client = server.connect();
-        RawClient raw = RawClient.open(server.port())) {
+        RawConnection raw = welcomed(server.port())) {
       fill(client, 4);
       // Both frames leave in one write, so the server decodes the second on the same event loop
       // pass as the first: microseconds later, while the first copy (and its fsyncs) still runs.
       byte[] both = concat(backupFrame(2, "first.db"), backupFrame(3, "second.db"));
       raw.write(both);
-      List<Frame> answers = List.of(raw.read(), raw.read());
+      List<Frame> answers = List.of(answer(raw), answer(raw));
 
       Message first = answerTo(answers, 2);
       Message second = answerTo(answers, 3);
@@ -201,9 +193,9 @@ class BackupSecurityIT {
 
   /** Sends BACKUP with {@code name} on a fresh raw connection and answers the error code. */
   private static ErrorCode rawBackup(int port, String name) throws IOException {
-    try (RawClient raw = RawClient.open(port)) {
+    try (RawConnection raw = welcomed(port)) {
       raw.write(backupFrame(2, name));
-      Frame answer = raw.read();
+      Frame answer = answer(raw);
       assertThat(answer.message()).isInstanceOf(ErrorResponse.class);
       raw.awaitClosed();
       return ((ErrorResponse) answer.message()).code();
@@ -211,6 +203,17 @@ class BackupSecurityIT {
   }
 
   /** A BACKUP frame written byte by byte, since the Backup record refuses such names. */
+  /** A raw connection that has said HELLO and been welcomed. */
+  private static RawConnection welcomed(int port) throws IOException {
+    RawConnection raw = RawConnection.open(port);
+    assertThat(raw.hello().message()).isInstanceOf(Welcome.class);
+    return raw;
+  }
+
+  private static Frame answer(RawConnection raw) throws IOException {
+    return raw.read().orElseThrow(() -> new AssertionError("closed instead of answering"));
+  }
+
   private static byte[] backupFrame(int requestId, String name) {
     byte[] utf8 = name.getBytes(StandardCharsets.UTF_8);
     ByteBuf buf = Unpooled.buffer();
@@ -278,77 +281,5 @@ class BackupSecurityIT {
 
   private static String mode(Path p) throws IOException {
     return PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
-  }
-
-  /** A blocking socket that has said HELLO and then writes whatever bytes a test hands it. */
-  static final class RawClient implements AutoCloseable {
-    private final Socket socket;
-    private final DataInputStream in;
-
-    private RawClient(Socket socket) throws IOException {
-      this.socket = socket;
-      this.in = new DataInputStream(socket.getInputStream());
-    }
-
-    static RawClient open(int port) throws IOException {
-      Socket socket = new Socket(InetAddress.getLoopbackAddress(), port);
-      socket.setTcpNoDelay(true);
-      socket.setSoTimeout(30_000); // a deadline for a hung server, not a measurement
-      RawClient raw = new RawClient(socket);
-      raw.write(
-          encode(
-              new Frame(
-                  1,
-                  new Hello(
-                      ProtocolLimits.PROTOCOL_VERSION, "backup-security", Optional.empty()))));
-      assertThat(raw.read().message()).isInstanceOf(Welcome.class);
-      return raw;
-    }
-
-    static byte[] encode(Frame frame) {
-      ByteBuf buf = Unpooled.buffer();
-      try {
-        FrameCodec.encode(frame, buf);
-        byte[] bytes = new byte[buf.readableBytes()];
-        buf.readBytes(bytes);
-        return bytes;
-      } finally {
-        buf.release();
-      }
-    }
-
-    void write(byte[] bytes) throws IOException {
-      socket.getOutputStream().write(bytes);
-      socket.getOutputStream().flush();
-    }
-
-    Frame read() throws IOException {
-      int length = in.readInt();
-      byte[] body = new byte[length];
-      in.readFully(body);
-      ByteBuf buf = Unpooled.wrappedBuffer(body);
-      try {
-        return FrameCodec.decode(buf, Side.CLIENT);
-      } catch (dev.relay.protocol.ProtocolException e) {
-        throw new AssertionError("the server sent a malformed frame: " + e.getMessage(), e);
-      } finally {
-        buf.release();
-      }
-    }
-
-    /** Waits for the server to close the connection, failing on any frame it sends instead. */
-    void awaitClosed() throws IOException {
-      try {
-        int next = in.read();
-        assertThat(next).as("a byte where a close was expected").isEqualTo(-1);
-      } catch (EOFException | SocketException e) {
-        // closed, possibly with a reset
-      }
-    }
-
-    @Override
-    public void close() throws IOException {
-      socket.close();
-    }
   }
 }
