@@ -1,6 +1,7 @@
 package dev.relay.security;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
@@ -13,7 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * An anonymous flood on one thread: holds {@code sockets} connections to the server that never say
  * HELLO and reopens each one the server closes, optionally writing {@code firstBytes} on every new
- * socket. Bounded in reopens and time; {@link #stop()} ends it.
+ * socket, from 127.0.0.1 or another local address ({@link #from}). Bounded in reopens and time;
+ * {@link #stop()} ends it.
  */
 final class HandshakeFlood {
   private final int port;
@@ -25,6 +27,7 @@ final class HandshakeFlood {
   private final AtomicLong opened = new AtomicLong();
   private final AtomicLong closedByServer = new AtomicLong();
   private final Thread thread;
+  private InetAddress localAddress;
   private volatile Throwable failure;
 
   HandshakeFlood(int port, int sockets, long reopensMax, Duration runMax, byte[] firstBytes) {
@@ -35,6 +38,14 @@ final class HandshakeFlood {
     this.firstBytes = firstBytes.clone();
     this.thread = new Thread(this::run, "handshake-flood");
     thread.setDaemon(true);
+  }
+
+  /**
+   * Opens the flood's sockets from {@code address}, a local address; call before {@link #start}.
+   */
+  HandshakeFlood from(InetAddress address) {
+    this.localAddress = address;
+    return this;
   }
 
   HandshakeFlood start() {
@@ -87,7 +98,11 @@ final class HandshakeFlood {
   }
 
   private void open(Selector selector) throws IOException {
-    SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port));
+    SocketChannel ch = SocketChannel.open();
+    if (localAddress != null) {
+      ch.bind(new InetSocketAddress(localAddress, 0));
+    }
+    ch.connect(new InetSocketAddress("127.0.0.1", port));
     opened.incrementAndGet();
     if (firstBytes.length > 0) {
       try {

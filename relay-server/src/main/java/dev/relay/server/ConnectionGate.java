@@ -3,10 +3,8 @@ package dev.relay.server;
 import io.netty.channel.Channel;
 import java.net.InetAddress;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Admits connections under three caps, so connections that never authenticate cannot lock out
@@ -14,9 +12,11 @@ import java.util.Set;
  *
  * <ul>
  *   <li>{@code handshakeConnectionsMax}: connections not yet welcomed. A new connection is never
- *       refused for this cap; the oldest connection still in its handshake is closed to make room.
- *       A real client sends HELLO within one round trip, so the oldest is the likeliest to be an
- *       idle socket of a flood, and a flood cannot hold the door shut.
+ *       refused for this cap; a connection still in its handshake is closed to make room: the
+ *       oldest one of the address that holds the most handshake slots. A flood from a few addresses
+ *       therefore only ever pushes out its own sockets, never a client from another address,
+ *       however fast it reopens them; within one address the oldest goes first, because a real
+ *       client sends HELLO within one round trip.
  *   <li>{@code connectionsMax}: welcomed connections, checked at HELLO ({@link #welcome}).
  *   <li>{@code connectionsPerAddressMax} (0 = off): every connection from one IP address, checked
  *       when it is accepted ({@link #admit}).
@@ -29,11 +29,16 @@ final class ConnectionGate {
   static final class Ticket {
     private final Channel channel;
     private final InetAddress address;
+
+    /** Admission order: lower is older. */
+    private final long sequence;
+
     private State state = State.HANDSHAKING;
 
-    private Ticket(Channel channel, InetAddress address) {
+    private Ticket(Channel channel, InetAddress address, long sequence) {
       this.channel = channel;
       this.address = address;
+      this.sequence = sequence;
     }
   }
 
@@ -49,9 +54,14 @@ final class ConnectionGate {
   private final int connectionsMax;
   private final int handshakeConnectionsMax;
   private final int connectionsPerAddressMax;
-  private final Set<Ticket> handshaking = new LinkedHashSet<>();
+
+  /** Handshaking connections by address, each set oldest first; never holds an empty set. */
+  private final Map<InetAddress, LinkedHashSet<Ticket>> handshaking = new HashMap<>();
+
   private final Map<InetAddress, Integer> perAddress = new HashMap<>();
+  private int handshakingCount;
   private int welcomed;
+  private long admitted;
   private long evictions;
 
   ConnectionGate(ServerLimits limits) {
@@ -64,9 +74,9 @@ final class ConnectionGate {
   record Admission(Ticket ticket, Channel evicted) {}
 
   /**
-   * Admits a new connection into the handshake, evicting the oldest handshaking connection when
-   * that cap is full (the caller closes {@link Admission#evicted()}); answers a null ticket when
-   * {@code address} already has {@code connectionsPerAddressMax} connections.
+   * Admits a new connection into the handshake, evicting one handshaking connection when that cap
+   * is full (see {@link #victim()}; the caller closes {@link Admission#evicted()}); answers a null
+   * ticket when {@code address} already has {@code connectionsPerAddressMax} connections.
    */
   synchronized Admission admit(Channel channel, InetAddress address) {
     if (connectionsPerAddressMax > 0
@@ -75,17 +85,45 @@ final class ConnectionGate {
     }
     perAddress.merge(address, 1, Integer::sum);
     Channel evicted = null;
-    if (handshaking.size() >= handshakeConnectionsMax) {
-      Iterator<Ticket> oldest = handshaking.iterator();
-      Ticket victim = oldest.next();
-      oldest.remove();
+    if (handshakingCount >= handshakeConnectionsMax) {
+      Ticket victim = victim();
+      leaveHandshake(victim);
       victim.state = State.OUT;
       evicted = victim.channel;
       evictions++;
     }
-    Ticket ticket = new Ticket(channel, address);
-    handshaking.add(ticket);
+    Ticket ticket = new Ticket(channel, address, admitted++);
+    handshaking.computeIfAbsent(address, a -> new LinkedHashSet<>()).add(ticket);
+    handshakingCount++;
     return new Admission(ticket, evicted);
+  }
+
+  /**
+   * The oldest handshaking connection of the address holding the most handshake slots; between
+   * addresses holding equally many, the older connection. A scan of at most {@code
+   * handshakeConnectionsMax} addresses, on a full handshake cap only.
+   */
+  private Ticket victim() {
+    Ticket victim = null;
+    int victimCount = 0;
+    for (LinkedHashSet<Ticket> tickets : handshaking.values()) {
+      Ticket oldest = tickets.iterator().next();
+      if (tickets.size() > victimCount
+          || (tickets.size() == victimCount && oldest.sequence < victim.sequence)) {
+        victim = oldest;
+        victimCount = tickets.size();
+      }
+    }
+    return victim;
+  }
+
+  private void leaveHandshake(Ticket ticket) {
+    LinkedHashSet<Ticket> tickets = handshaking.get(ticket.address);
+    tickets.remove(ticket);
+    if (tickets.isEmpty()) {
+      handshaking.remove(ticket.address);
+    }
+    handshakingCount--;
   }
 
   /** What {@link #welcome} decided for a connection that passed HELLO. */
@@ -102,7 +140,7 @@ final class ConnectionGate {
     if (ticket.state != State.HANDSHAKING) {
       return Verdict.EVICTED;
     }
-    handshaking.remove(ticket);
+    leaveHandshake(ticket);
     if (welcomed >= connectionsMax) {
       ticket.state = State.OUT;
       return Verdict.FULL;
@@ -115,7 +153,7 @@ final class ConnectionGate {
   /** Releases everything {@code ticket} holds; called once, when its channel closes. */
   synchronized void closed(Ticket ticket) {
     switch (ticket.state) {
-      case HANDSHAKING -> handshaking.remove(ticket);
+      case HANDSHAKING -> leaveHandshake(ticket);
       case WELCOMED -> welcomed--;
       case OUT -> {}
     }
@@ -124,7 +162,7 @@ final class ConnectionGate {
   }
 
   synchronized int handshaking() {
-    return handshaking.size();
+    return handshakingCount;
   }
 
   synchronized int welcomed() {

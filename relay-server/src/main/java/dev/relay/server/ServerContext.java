@@ -55,7 +55,7 @@ final class ServerContext {
       evictedFromHandshake =
           RateLimitedLog.of(
               log,
-              "oldest handshaking connections closed to make room at handshakeConnectionsMax ("
+              "handshaking connections closed to make room at handshakeConnectionsMax ("
                   + limits.handshakeConnectionsMax()
                   + ")",
               flusher);

@@ -59,6 +59,46 @@ class ConnectionGateTest {
   }
 
   @Test
+  void a_flood_from_one_address_evicts_only_its_own_sockets_however_many_it_reopens()
+      throws Exception {
+    ConnectionGate gate = gate(10, 4, 0);
+    Admission client = gate.admit(channel(), address(1));
+    List<Channel> flood = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      Channel socket = channel();
+      Admission a = gate.admit(socket, address(2));
+      if (i >= 3) {
+        assertThat(a.evicted())
+            .as("flood socket %d pushes out an older flood socket", i)
+            .isSameAs(flood.get(i - 3));
+      }
+      flood.add(socket);
+    }
+
+    assertThat(gate.handshaking()).isEqualTo(4);
+    assertThat(gate.evictions()).isEqualTo(97);
+    assertThat(gate.welcome(client.ticket())).isEqualTo(Verdict.WELCOMED);
+  }
+
+  @Test
+  void between_addresses_holding_equally_many_slots_the_older_connection_goes() throws Exception {
+    ConnectionGate gate = gate(10, 4, 0);
+    Channel a1 = channel();
+    Channel b1 = channel();
+    Admission a1Admission = gate.admit(a1, address(1));
+    Admission b1Admission = gate.admit(b1, address(2));
+    gate.admit(channel(), address(1));
+    gate.admit(channel(), address(2));
+
+    assertThat(gate.admit(channel(), address(3)).evicted()).isSameAs(a1);
+    assertThat(gate.welcome(a1Admission.ticket())).isEqualTo(Verdict.EVICTED);
+    assertThat(gate.admit(channel(), address(3)).evicted())
+        .as("address 2 now holds the most slots")
+        .isSameAs(b1);
+    assertThat(gate.welcome(b1Admission.ticket())).isEqualTo(Verdict.EVICTED);
+  }
+
+  @Test
   void welcomed_connections_do_not_use_handshake_slots_and_stop_at_connections_max()
       throws Exception {
     ConnectionGate gate = gate(2, 1, 0);
