@@ -1,9 +1,9 @@
 package dev.relay.bench;
 
 import dev.relay.server.store.JobStore;
+import dev.relay.server.store.LeaseGrant;
 import dev.relay.server.store.LeaseRequest;
 import dev.relay.server.store.LeaseResult;
-import dev.relay.server.store.LeasedJob;
 import dev.relay.server.store.Outcome;
 import java.time.Duration;
 import java.util.List;
@@ -68,9 +68,9 @@ final class StorePullWorker {
       progress.fail(error);
       return;
     }
-    List<LeasedJob> jobs = result.jobs();
+    List<LeaseGrant> jobs = result.jobs();
     permits.release(asked - jobs.size());
-    for (LeasedJob job : jobs) {
+    for (LeaseGrant job : jobs) {
       handlers.execute(() -> ack(job));
     }
     leasing.set(false);
@@ -81,7 +81,7 @@ final class StorePullWorker {
     }
   }
 
-  private void ack(LeasedJob job) {
+  private void ack(LeaseGrant job) {
     store
         .ack(job.jobId(), job.token())
         .whenComplete(

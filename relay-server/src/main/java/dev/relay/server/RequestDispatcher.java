@@ -150,11 +150,7 @@ final class RequestDispatcher {
     }
     return answer(
         server.store().enqueueBatch(jobs),
-        results ->
-            new EnqueuedBatch(
-                results.stream()
-                    .map(r -> new dev.relay.protocol.EnqueueResult(r.jobId(), r.created()))
-                    .toList()),
+        results -> new EnqueuedBatch(results.stream().map(r -> r).toList()),
         loop);
   }
 

@@ -1,5 +1,6 @@
 package dev.relay.server.store;
 
+import dev.relay.protocol.JobState;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -53,7 +54,7 @@ final class AdminCommands {
           return Outcome.UNKNOWN_JOB;
         }
         queue = r.getString(1);
-        state = JobState.ofCode(r.getInt(2));
+        state = Schema.state(r.getInt(2));
       }
       if (state != JobState.READY) {
         return Outcome.INVALID_STATE;
@@ -160,7 +161,7 @@ final class AdminCommands {
         if (!r.next()) {
           return Outcome.UNKNOWN_JOB;
         }
-        if (JobState.ofCode(r.getInt(2)) != JobState.DEAD) {
+        if (Schema.state(r.getInt(2)) != JobState.DEAD) {
           return Outcome.INVALID_STATE;
         }
         job = new Dead(jobId, r.getString(1));

@@ -1,5 +1,7 @@
 package dev.relay.server.store;
 
+import dev.relay.protocol.EnqueueResult;
+import dev.relay.protocol.JobState;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -1,6 +1,8 @@
 package dev.relay.server.store;
 
+import dev.relay.protocol.EnqueueResult;
 import dev.relay.protocol.FencingToken;
+import dev.relay.protocol.JobState;
 import java.nio.file.Path;
 import java.sql.Statement;
 import java.time.Duration;

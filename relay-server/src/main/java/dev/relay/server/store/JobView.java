@@ -1,6 +1,7 @@
 package dev.relay.server.store;
 
 import dev.relay.protocol.Header;
+import dev.relay.protocol.JobState;
 import java.time.Instant;
 import java.util.List;
 

@@ -1,6 +1,7 @@
 package dev.relay.server.store;
 
 import dev.relay.protocol.FencingToken;
+import dev.relay.protocol.JobState;
 import dev.relay.server.LogText;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -111,7 +112,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
             .thenComparingLong(Candidate::availableAtMillis)
             .thenComparingLong(Candidate::id));
 
-    List<LeasedJob> leased = new ArrayList<>();
+    List<LeaseGrant> leased = new ArrayList<>();
     long payloadBytes = 0;
     boolean skipped = false;
     for (Candidate candidate : candidates) {
@@ -119,7 +120,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
           || (!leased.isEmpty() && payloadBytes + candidate.payloadBytes() > payloadBytesBudget)) {
         break;
       }
-      LeasedJob job = claim(context, candidate.id());
+      LeaseGrant job = claim(context, candidate.id());
       if (job == null) {
         skipped = true;
       } else {
@@ -151,7 +152,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
   }
 
   /** Leases one job, or answers null if it is no longer ready or its payload is corrupt. */
-  private LeasedJob claim(WriteContext context, long id) throws SQLException {
+  private LeaseGrant claim(WriteContext context, long id) throws SQLException {
     PreparedStatement read = context.statement(READ_JOB);
     read.setLong(1, id);
     String queue;
@@ -202,7 +203,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
     }
     context.moved(queue, JobState.READY, JobState.LEASED);
     context.event(StoreCounters.Event.LEASED);
-    return new LeasedJob(
+    return new LeaseGrant(
         id,
         queue,
         priority,

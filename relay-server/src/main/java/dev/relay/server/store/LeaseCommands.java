@@ -1,6 +1,7 @@
 package dev.relay.server.store;
 
 import dev.relay.protocol.FencingToken;
+import dev.relay.protocol.JobState;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -154,7 +155,7 @@ final class LeaseCommands {
       }
       return new Lease(
           r.getString(1),
-          JobState.ofCode(r.getInt(2)),
+          Schema.state(r.getInt(2)),
           r.getBytes(3),
           r.getLong(4),
           r.getInt(5),

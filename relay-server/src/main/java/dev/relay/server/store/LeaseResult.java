@@ -11,7 +11,7 @@ import java.util.OptionalLong;
  *     time a ready job of the requested, unpaused queues becomes available, so a parked long-poll
  *     can schedule one wake-up instead of polling; empty when no such job exists
  */
-public record LeaseResult(List<LeasedJob> jobs, OptionalLong nextAvailableAtMillis) {
+public record LeaseResult(List<LeaseGrant> jobs, OptionalLong nextAvailableAtMillis) {
   public LeaseResult {
     jobs = List.copyOf(jobs);
   }

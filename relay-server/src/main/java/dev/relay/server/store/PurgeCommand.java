@@ -1,5 +1,6 @@
 package dev.relay.server.store;
 
+import dev.relay.protocol.JobState;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -38,7 +39,7 @@ final class PurgeCommand implements WriteCommand<Long> {
     List<Finished> finished = new ArrayList<>();
     try (ResultSet r = select.executeQuery()) {
       while (r.next()) {
-        finished.add(new Finished(r.getLong(1), r.getString(2), JobState.ofCode(r.getInt(3))));
+        finished.add(new Finished(r.getLong(1), r.getString(2), Schema.state(r.getInt(3))));
       }
     }
     PreparedStatement delete = context.statement(DELETE);

@@ -1,5 +1,6 @@
 package dev.relay.server.store;
 
+import dev.relay.protocol.JobState;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -86,7 +87,7 @@ final class Reads {
    */
   StoreStats stats(Connection c, StoreCounters counters, int writerQueueDepth) throws SQLException {
     long now = clock.millis();
-    List<QueueStats> queues = new ArrayList<>();
+    List<QueueSnapshot> queues = new ArrayList<>();
     long databaseBytes;
     try (Statement s = c.createStatement();
         PreparedStatement perQueue = c.prepareStatement(QUEUE_STATS)) {
@@ -109,11 +110,11 @@ final class Reads {
         queues, databaseBytes, counters.commits(), counters.committedCommands(), writerQueueDepth);
   }
 
-  private QueueStats queueStats(
+  private QueueSnapshot queueStats(
       String queue, boolean paused, long scheduled, long oldestDue, long now) {
     long[] n = counts.snapshot(queue);
     long readyTotal = n[JobState.READY.ordinal()];
-    return new QueueStats(
+    return new QueueSnapshot(
         queue,
         paused,
         // Memory and the snapshot may be a commit apart; never report a negative count.
@@ -187,7 +188,7 @@ final class Reads {
     return new JobView(
         r.getLong(1),
         r.getString(2),
-        JobState.ofCode(r.getInt(3)),
+        Schema.state(r.getInt(3)),
         r.getInt(4),
         r.getInt(5),
         r.getInt(6),

@@ -1,5 +1,6 @@
 package dev.relay.server.store;
 
+import dev.relay.protocol.JobState;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -25,7 +26,7 @@ final class Recovery {
         ResultSet r =
             s.executeQuery("SELECT queue, state, COUNT(*) FROM jobs GROUP BY queue, state")) {
       while (r.next()) {
-        JobState state = JobState.ofCode(r.getInt(2));
+        JobState state = Schema.state(r.getInt(2));
         long count = r.getLong(3);
         counts.load(r.getString(1), state, count);
         byState.merge(state, count, Long::sum);

@@ -1,5 +1,6 @@
 package dev.relay.server.store;
 
+import dev.relay.protocol.JobState;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -21,11 +22,19 @@ final class Schema {
   /** {@code PRAGMA application_id}: "RLAY", so a foreign SQLite file is recognised. */
   static final int APPLICATION_ID = 0x524c4159;
 
-  static final int READY = JobState.READY.code;
-  static final int LEASED = JobState.LEASED.code;
-  static final int DONE = JobState.DONE.code;
-  static final int DEAD = JobState.DEAD.code;
-  static final int CANCELLED = JobState.CANCELLED.code;
+  // jobs.state holds the protocol's JobState codes, so a stored state and a reported one are the
+  // same number; changing either is a schema migration.
+  static final int READY = JobState.READY.code();
+  static final int LEASED = JobState.LEASED.code();
+  static final int DONE = JobState.DONE.code();
+  static final int DEAD = JobState.DEAD.code();
+  static final int CANCELLED = JobState.CANCELLED.code();
+
+  /** The state stored as {@code code}; an unknown code means the file was written by a bug. */
+  static JobState state(int code) {
+    Invariants.check(JobState.fromCode(code).isPresent(), "unknown job state code %d", code);
+    return JobState.fromCode(code).orElseThrow();
+  }
 
   /** The indexes on {@code jobs}; a migration that rebuilds the table creates them again. */
   private static final List<String> JOBS_INDEXES =

@@ -1,5 +1,6 @@
 package dev.relay.server.store;
 
+import dev.relay.protocol.JobState;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -56,7 +57,12 @@ record StoreParts(
       StoreCounters counters = new StoreCounters();
       WriteContext context =
           new WriteContext(
-              connection, config, clock, new SecureRandom(), new Backoff(config, jitter), counts);
+              connection,
+              config,
+              clock,
+              new SecureRandom(),
+              new RetryBackoff(config, jitter),
+              counts);
       opened.add(context);
       Writer writer = new Writer(context, counts, counters);
       writer.start();

@@ -12,7 +12,7 @@ import java.util.List;
  * @param writerQueueDepth commands waiting for the writer right now
  */
 public record StoreStats(
-    List<QueueStats> queues,
+    List<QueueSnapshot> queues,
     long databaseBytes,
     long commits,
     long committedCommands,

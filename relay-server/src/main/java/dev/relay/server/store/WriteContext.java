@@ -1,6 +1,7 @@
 package dev.relay.server.store;
 
 import dev.relay.protocol.FencingToken;
+import dev.relay.protocol.JobState;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -16,7 +17,7 @@ import java.util.Map;
  */
 final class WriteContext implements AutoCloseable {
   final StoreConfig config;
-  final Backoff backoff;
+  final RetryBackoff backoff;
   final Effects batch = new Effects();
   final Effects command = new Effects();
 
@@ -32,7 +33,7 @@ final class WriteContext implements AutoCloseable {
       StoreConfig config,
       InstantSource clock,
       SecureRandom tokens,
-      Backoff backoff,
+      RetryBackoff backoff,
       QueueCounts committed) {
     this.connection = connection;
     this.config = config;

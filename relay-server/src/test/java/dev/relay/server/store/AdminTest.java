@@ -9,6 +9,8 @@ import static dev.relay.server.store.TestStores.lease;
 import static dev.relay.server.store.TestStores.leaseOne;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.EnqueueResult;
+import dev.relay.protocol.JobState;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,7 +39,7 @@ class AdminTest {
 
   private long deadJob(String queue) {
     long id = join(store.enqueue(new NewJob(queue, bytes("p"), 0, null, 1, null))).jobId();
-    LeasedJob job = leaseOne(store, queue);
+    LeaseGrant job = leaseOne(store, queue);
     assertThat(job.jobId()).isEqualTo(id);
     join(store.nack(id, job.token(), "broken", null));
     assertThat(inspect(store, id).state()).isEqualTo(JobState.DEAD);
@@ -64,7 +66,7 @@ class AdminTest {
   @Test
   void cancel_of_a_leased_done_or_unknown_job_is_refused() {
     long id = enqueue(store, "q", "a");
-    LeasedJob job = leaseOne(store, "q");
+    LeaseGrant job = leaseOne(store, "q");
     assertThat(join(store.cancel(id))).isEqualTo(Outcome.INVALID_STATE);
     assertThat(inspect(store, id).state()).isEqualTo(JobState.LEASED);
     join(store.ack(id, job.token()));
@@ -98,7 +100,7 @@ class AdminTest {
     enqueue(store, "future", "x");
     assertThat(lease(store, "future", 1)).isEmpty();
     assertThat(join(store.stats()).queues())
-        .extracting(QueueStats::queue)
+        .extracting(QueueSnapshot::queue)
         .containsExactly("future");
   }
 
@@ -151,7 +153,7 @@ class AdminTest {
     assertThat(join(store.deleteQueue("d")))
         .isEqualTo(new QueueDeletion(Outcome.INVALID_STATE, 0, 0, 1, 0));
     assertThat(join(store.stats()).queues())
-        .extracting(QueueStats::queue)
+        .extracting(QueueSnapshot::queue)
         .containsExactly("d", "q");
   }
 
@@ -207,10 +209,10 @@ class AdminTest {
     join(store.enqueueBatch(jobs.subList(0, 1000)));
     join(store.enqueueBatch(jobs.subList(1000, count)));
     List<CompletableFuture<Outcome>> nacks = new ArrayList<>();
-    for (LeasedJob job : lease(store, "q", 1000)) {
+    for (LeaseGrant job : lease(store, "q", 1000)) {
       nacks.add(store.nack(job.jobId(), job.token(), "x", null));
     }
-    for (LeasedJob job : lease(store, "q", 1000)) {
+    for (LeaseGrant job : lease(store, "q", 1000)) {
       nacks.add(store.nack(job.jobId(), job.token(), "x", null));
     }
     nacks.forEach(TestStores::join);

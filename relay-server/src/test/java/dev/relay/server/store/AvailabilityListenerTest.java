@@ -53,7 +53,7 @@ class AvailabilityListenerTest {
   void release_and_zero_delay_nack_are_announced_and_a_delayed_nack_is_not() {
     long id = enqueue(store, "q", "x");
     heard.clear();
-    LeasedJob job = leaseOne(store, "q");
+    LeaseGrant job = leaseOne(store, "q");
     join(store.release(id, job.token()));
     assertThat(heard).containsExactly(Set.of("q"));
 
@@ -70,7 +70,7 @@ class AvailabilityListenerTest {
   @Test
   void requeue_of_a_dead_job_is_announced() {
     long id = join(store.enqueue(new NewJob("q", bytes("x"), 0, null, 1, null))).jobId();
-    LeasedJob job = leaseOne(store, "q");
+    LeaseGrant job = leaseOne(store, "q");
     join(store.nack(id, job.token(), "x", null));
     heard.clear();
     join(store.deadRequeueJob("q", id));

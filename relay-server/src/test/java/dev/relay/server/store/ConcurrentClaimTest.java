@@ -49,7 +49,7 @@ class ConcurrentClaimTest {
       join(store.enqueueBatch(jobs.subList(i, i + 200)));
     }
 
-    ConcurrentLinkedQueue<LeasedJob> claimed = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<LeaseGrant> claimed = new ConcurrentLinkedQueue<>();
     CountDownLatch start = new CountDownLatch(1);
     ExecutorService pool = Executors.newFixedThreadPool(THREADS);
     try {
@@ -63,7 +63,7 @@ class ConcurrentClaimTest {
                   LeaseRequest request =
                       new LeaseRequest(List.of("a", "b"), maxJobs, TestStores.LEASE, 1 << 20);
                   while (true) {
-                    List<LeasedJob> got = join(store.lease(request)).jobs();
+                    List<LeaseGrant> got = join(store.lease(request)).jobs();
                     if (got.isEmpty()) {
                       return null;
                     }
@@ -80,13 +80,13 @@ class ConcurrentClaimTest {
     }
 
     Set<Long> ids = new HashSet<>();
-    for (LeasedJob job : claimed) {
+    for (LeaseGrant job : claimed) {
       assertThat(ids.add(job.jobId())).as("job %d leased twice", job.jobId()).isTrue();
     }
     assertThat(ids).hasSize(JOBS);
 
     List<CompletableFuture<Outcome>> acks = new ArrayList<>();
-    for (LeasedJob job : claimed) {
+    for (LeaseGrant job : claimed) {
       acks.add(store.ack(job.jobId(), job.token()));
     }
     for (CompletableFuture<Outcome> ack : acks) {

@@ -7,6 +7,7 @@ import static dev.relay.server.store.TestStores.join;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.relay.protocol.JobState;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -100,7 +101,7 @@ class CorruptionTest {
 
     try (JobStore store = TestStores.open(dir, clock)) {
       LeaseResult result = join(store.lease(TestStores.request("q", 10)));
-      assertThat(result.jobs()).extracting(LeasedJob::jobId).containsExactly(good);
+      assertThat(result.jobs()).extracting(LeaseGrant::jobId).containsExactly(good);
       assertThat(result.jobs().get(0).payload()).isEqualTo(bytes("intact payload"));
 
       JobView dead = inspect(store, bad);

@@ -7,6 +7,8 @@ import static dev.relay.server.store.TestStores.join;
 import static dev.relay.server.store.TestStores.leaseOne;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.EnqueueResult;
+import dev.relay.protocol.JobState;
 import java.nio.file.Path;
 import java.sql.Statement;
 import java.util.ArrayList;

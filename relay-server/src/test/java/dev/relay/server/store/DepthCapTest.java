@@ -7,6 +7,7 @@ import static dev.relay.server.store.TestStores.join;
 import static dev.relay.server.store.TestStores.leaseOne;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.EnqueueResult;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,7 +44,7 @@ class DepthCapTest {
     assertThat(full.getMessage()).contains("'q'").contains("queueDepthMax 3");
     assertThat(enqueue(store, "other", "fine")).isPositive();
 
-    LeasedJob job = leaseOne(store, "q");
+    LeaseGrant job = leaseOne(store, "q");
     assertThat(failure(store.enqueue(NewJob.of("q", bytes("4"), 0))).code())
         .as("a leased job still counts")
         .isEqualTo(StoreError.QUEUE_FULL);

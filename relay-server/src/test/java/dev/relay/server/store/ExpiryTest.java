@@ -8,6 +8,7 @@ import static dev.relay.server.store.TestStores.lease;
 import static dev.relay.server.store.TestStores.leaseOne;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.JobState;
 import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -41,7 +42,7 @@ class ExpiryTest {
   @Test
   void lost_ack_means_the_job_is_delivered_again_with_a_higher_attempt_and_fencing_number() {
     long id = enqueue(store, "q", "payload");
-    LeasedJob first = leaseOne(store, "q");
+    LeaseGrant first = leaseOne(store, "q");
     clock.advance(TestStores.LEASE);
     assertThat(store.expireLeases()).isEqualTo(new ExpiryResult(1, 0));
     assertThat(store.counters().expired()).isEqualTo(1);
@@ -52,7 +53,7 @@ class ExpiryTest {
     assertThat(lease(store, "q", 1)).isEmpty();
 
     clock.advance(Duration.ofSeconds(1));
-    LeasedJob second = leaseOne(store, "q");
+    LeaseGrant second = leaseOne(store, "q");
     assertThat(second.jobId()).isEqualTo(id);
     assertThat(second.attempt()).isEqualTo(2);
     assertThat(second.fencingNumber()).isGreaterThan(first.fencingNumber());
@@ -78,9 +79,9 @@ class ExpiryTest {
   @Test
   void an_expired_lease_records_when_it_expired_and_on_which_attempt_as_the_last_error() {
     long id = enqueue(store, "q", "payload");
-    LeasedJob first = leaseOne(store, "q");
+    LeaseGrant first = leaseOne(store, "q");
     assertThat(join(store.nack(id, first.token(), "boom", Duration.ZERO))).isEqualTo(Outcome.OK);
-    LeasedJob second = leaseOne(store, "q");
+    LeaseGrant second = leaseOne(store, "q");
     clock.advance(TestStores.LEASE);
     assertThat(store.expireLeases()).isEqualTo(new ExpiryResult(1, 0));
 
@@ -95,7 +96,7 @@ class ExpiryTest {
   @Test
   void an_expiry_of_a_lease_read_before_an_ack_does_not_undo_the_ack() {
     long id = enqueue(store, "q", "payload");
-    LeasedJob job = leaseOne(store, "q");
+    LeaseGrant job = leaseOne(store, "q");
     clock.advance(TestStores.LEASE.minusMillis(1));
     LeaseExpiry.Lease stale = join(store.submitWrite(context -> readLease(context, id)));
     assertThat(join(store.ack(id, job.token()))).isEqualTo(Outcome.OK);
@@ -112,7 +113,7 @@ class ExpiryTest {
   @Test
   void an_expiry_of_a_lease_read_before_a_renew_leaves_the_renewed_lease_alone() {
     long id = enqueue(store, "q", "payload");
-    LeasedJob job = leaseOne(store, "q");
+    LeaseGrant job = leaseOne(store, "q");
     clock.advance(TestStores.LEASE.minusMillis(1));
     LeaseExpiry.Lease stale = join(store.submitWrite(context -> readLease(context, id)));
     assertThat(join(store.renew(id, job.token(), TestStores.LEASE)).outcome())
@@ -146,7 +147,7 @@ class ExpiryTest {
     List<NewJob> batch = new ArrayList<>();
     IntStream.range(0, jobs).forEach(i -> batch.add(NewJob.of("q", bytes("p" + i), 0)));
     join(store.enqueueBatch(batch));
-    List<LeasedJob> leased = lease(store, "q", jobs);
+    List<LeaseGrant> leased = lease(store, "q", jobs);
     assertThat(leased).hasSize(jobs);
     clock.advance(TestStores.LEASE.minusMillis(1));
 

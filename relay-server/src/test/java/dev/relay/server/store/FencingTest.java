@@ -8,6 +8,7 @@ import static dev.relay.server.store.TestStores.leaseOne;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.protocol.FencingToken;
+import dev.relay.protocol.JobState;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -36,22 +37,22 @@ class FencingTest {
   }
 
   /** Leases a job, lets the lease expire and leases it again: answers {old, current}. */
-  private LeasedJob[] reassigned() {
+  private LeaseGrant[] reassigned() {
     enqueue(store, "q", "payload");
-    LeasedJob old = leaseOne(store, "q");
+    LeaseGrant old = leaseOne(store, "q");
     clock.advance(TestStores.LEASE);
     assertThat(store.expireLeases().requeued()).isEqualTo(1);
     clock.advance(StoreConfig.BACKOFF_BASE_DEFAULT);
-    LeasedJob current = leaseOne(store, "q");
+    LeaseGrant current = leaseOne(store, "q");
     assertThat(current.jobId()).isEqualTo(old.jobId());
-    return new LeasedJob[] {old, current};
+    return new LeaseGrant[] {old, current};
   }
 
   @Test
   void stale_token_ack_nack_release_and_renew_are_rejected_and_change_nothing() {
-    LeasedJob[] jobs = reassigned();
-    LeasedJob old = jobs[0];
-    LeasedJob current = jobs[1];
+    LeaseGrant[] jobs = reassigned();
+    LeaseGrant old = jobs[0];
+    LeaseGrant current = jobs[1];
     JobView before = inspect(store, current.jobId());
 
     assertThat(join(store.ack(old.jobId(), old.token()))).isEqualTo(Outcome.STALE_TOKEN);
@@ -69,7 +70,7 @@ class FencingTest {
   @Test
   void a_forged_token_is_rejected_like_a_stale_one() {
     enqueue(store, "q", "payload");
-    LeasedJob job = leaseOne(store, "q");
+    LeaseGrant job = leaseOne(store, "q");
     FencingToken forged = FencingToken.random(new SecureRandom());
     assertThat(join(store.ack(job.jobId(), forged))).isEqualTo(Outcome.STALE_TOKEN);
     assertThat(inspect(store, job.jobId()).state()).isEqualTo(JobState.LEASED);
@@ -78,7 +79,7 @@ class FencingTest {
   @Test
   void token_of_a_lease_that_expired_back_to_ready_answers_not_leased() {
     long id = enqueue(store, "q", "payload");
-    LeasedJob job = leaseOne(store, "q");
+    LeaseGrant job = leaseOne(store, "q");
     clock.advance(TestStores.LEASE);
     store.expireLeases();
     JobView before = inspect(store, id);
@@ -94,7 +95,7 @@ class FencingTest {
   @Test
   void repeated_ack_with_the_acking_token_answers_already_acked_and_another_token_is_stale() {
     enqueue(store, "q", "payload");
-    LeasedJob job = leaseOne(store, "q");
+    LeaseGrant job = leaseOne(store, "q");
     assertThat(join(store.ack(job.jobId(), job.token()))).isEqualTo(Outcome.OK);
     JobView done = inspect(store, job.jobId());
 
@@ -112,7 +113,7 @@ class FencingTest {
     long id = enqueue(store, "q", "payload");
     long lastFencingNumber = 0;
     for (int i = 1; i <= 4; i++) {
-      LeasedJob job = leaseOne(store, "q");
+      LeaseGrant job = leaseOne(store, "q");
       assertThat(job.fencingNumber()).isEqualTo(lastFencingNumber + 1);
       assertThat(job.attempt()).isEqualTo(1);
       lastFencingNumber = job.fencingNumber();
@@ -127,9 +128,9 @@ class FencingTest {
 
   @Test
   void only_a_renew_that_extends_the_lease_is_counted() {
-    LeasedJob[] jobs = reassigned();
-    LeasedJob old = jobs[0];
-    LeasedJob current = jobs[1];
+    LeaseGrant[] jobs = reassigned();
+    LeaseGrant old = jobs[0];
+    LeaseGrant current = jobs[1];
     assertThat(join(store.renew(old.jobId(), old.token(), TestStores.LEASE)).outcome())
         .isEqualTo(Outcome.STALE_TOKEN);
     assertThat(store.counters().renewed()).isZero();
@@ -143,7 +144,7 @@ class FencingTest {
   @Test
   void a_done_job_is_never_leased_again() {
     long id = enqueue(store, "q", "payload");
-    LeasedJob job = leaseOne(store, "q");
+    LeaseGrant job = leaseOne(store, "q");
     join(store.ack(id, job.token()));
     clock.advance(Duration.ofDays(1));
     store.expireLeases();
@@ -154,7 +155,7 @@ class FencingTest {
   @Test
   void a_dead_job_is_never_leased_again_and_its_last_token_is_refused() {
     long id = join(store.enqueue(new NewJob("q", TestStores.bytes("p"), 0, null, 1, null))).jobId();
-    LeasedJob job = leaseOne(store, "q");
+    LeaseGrant job = leaseOne(store, "q");
     assertThat(join(store.nack(id, job.token(), "fatal", Duration.ZERO))).isEqualTo(Outcome.OK);
     assertThat(inspect(store, id).state()).isEqualTo(JobState.DEAD);
 

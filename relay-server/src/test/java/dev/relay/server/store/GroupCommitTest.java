@@ -4,6 +4,7 @@ import static dev.relay.server.store.TestStores.bytes;
 import static dev.relay.server.store.TestStores.join;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.EnqueueResult;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -66,7 +67,9 @@ class GroupCommitTest {
     assertThat(TestStores.failure(doomed).getMessage()).contains("refused after writing");
     assertThat(batchSizes).contains(3);
     assertThat(payloadsOnDisk()).containsExactly("before", "after");
-    assertThat(TestStores.lease(store, "q", 10)).extracting(LeasedJob::jobId).containsExactly(a, b);
+    assertThat(TestStores.lease(store, "q", 10))
+        .extracting(LeaseGrant::jobId)
+        .containsExactly(a, b);
     assertThat(store.counters().enqueued()).isEqualTo(2);
   }
 

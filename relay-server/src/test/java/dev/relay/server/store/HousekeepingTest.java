@@ -5,6 +5,7 @@ import static dev.relay.server.store.TestStores.join;
 import static dev.relay.server.store.TestStores.leaseOne;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.JobState;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -47,7 +48,7 @@ class HousekeepingTest {
       assertThat(TestStores.inspect(store, id).state()).isEqualTo(JobState.READY);
 
       clock.advance(Duration.ofSeconds(1));
-      LeasedJob again = leaseOne(store, "q");
+      LeaseGrant again = leaseOne(store, "q");
       join(store.ack(id, again.token()));
       clock.advance(StoreConfig.RETENTION_MIN);
       assertThat(purged.await(TestStores.WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();

@@ -4,6 +4,7 @@ import static dev.relay.server.store.TestStores.bytes;
 import static dev.relay.server.store.TestStores.join;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.EnqueueResult;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,7 +59,7 @@ class IdempotencyTest {
   @Test
   void the_key_is_remembered_while_the_job_is_done_within_retention() {
     long id = join(store.enqueue(keyed("q", "k"))).jobId();
-    LeasedJob job = TestStores.leaseOne(store, "q");
+    LeaseGrant job = TestStores.leaseOne(store, "q");
     join(store.ack(id, job.token()));
     assertThat(join(store.enqueue(keyed("q", "k")))).isEqualTo(new EnqueueResult(id, false));
   }

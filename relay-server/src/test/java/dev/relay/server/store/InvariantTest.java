@@ -6,6 +6,7 @@ import static dev.relay.server.store.TestStores.failure;
 import static dev.relay.server.store.TestStores.join;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.EnqueueResult;
 import dev.relay.protocol.FencingToken;
 import java.nio.file.Path;
 import java.security.SecureRandom;

@@ -8,6 +8,8 @@ import static dev.relay.server.store.TestStores.join;
 import static dev.relay.server.store.TestStores.leaseOne;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.EnqueueResult;
+import dev.relay.protocol.JobState;
 import java.nio.file.Path;
 import java.sql.Statement;
 import java.util.concurrent.CompletableFuture;
@@ -65,7 +67,7 @@ class IoErrorTest {
 
     // Reads carry on, and memory shows nothing of the rolled-back batch.
     assertThat(inspect(store, kept).state()).isEqualTo(JobState.READY);
-    QueueStats q = join(store.stats()).queues().get(0);
+    QueueSnapshot q = join(store.stats()).queues().get(0);
     assertThat(q.ready()).isEqualTo(1);
     assertThat(store.counters().enqueued()).isEqualTo(1);
 
@@ -79,7 +81,7 @@ class IoErrorTest {
   @Test
   void an_io_error_before_commit_fails_the_whole_batch_and_the_next_batch_succeeds() {
     enqueue(store, "q", "job");
-    LeasedJob job = leaseOne(store, "q");
+    LeaseGrant job = leaseOne(store, "q");
     store.failNextWriteBatch(SQLiteErrorCode.SQLITE_IOERR_WRITE);
 
     StoreException e = failure(store.ack(job.jobId(), job.token()));

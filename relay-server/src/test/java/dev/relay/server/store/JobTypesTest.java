@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.Header;
+import dev.relay.protocol.JobState;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -44,7 +45,7 @@ class JobTypesTest {
       assertThat(ready.type()).isEqualTo("email.send");
       assertThat(ready.headers()).containsExactlyElementsOf(HEADERS);
 
-      LeasedJob leased = TestStores.leaseOne(store, "q");
+      LeaseGrant leased = TestStores.leaseOne(store, "q");
       assertThat(leased.type()).isEqualTo("email.send");
       assertThat(leased.headers()).containsExactlyElementsOf(HEADERS);
 
@@ -121,7 +122,7 @@ class JobTypesTest {
       assertThat(old.type()).isEmpty();
       assertThat(old.headers()).isEmpty();
 
-      LeasedJob leased = TestStores.leaseOne(store, "q");
+      LeaseGrant leased = TestStores.leaseOne(store, "q");
       assertThat(leased.jobId()).isEqualTo(1);
       assertThat(leased.payload()).isEqualTo(bytes("old payload"));
       assertThat(leased.type()).isEmpty();

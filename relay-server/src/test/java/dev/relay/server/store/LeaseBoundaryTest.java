@@ -7,6 +7,7 @@ import static dev.relay.server.store.TestStores.lease;
 import static dev.relay.server.store.TestStores.leaseOne;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.JobState;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,7 +25,7 @@ class LeaseBoundaryTest {
   @TempDir Path dir;
   final TestClock clock = new TestClock();
   JobStore store;
-  LeasedJob job;
+  LeaseGrant job;
 
   @BeforeEach
   void open() {

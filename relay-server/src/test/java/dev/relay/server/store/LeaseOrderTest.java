@@ -49,8 +49,8 @@ class LeaseOrderTest {
     long old = enqueue("q", 3, "waited");
     clock.advance(Duration.ofMinutes(3));
     long fresh = enqueue("q", 0, "fresh");
-    List<LeasedJob> jobs = lease(store, "q", 2);
-    assertThat(jobs).extracting(LeasedJob::jobId).containsExactly(old, fresh);
+    List<LeaseGrant> jobs = lease(store, "q", 2);
+    assertThat(jobs).extracting(LeaseGrant::jobId).containsExactly(old, fresh);
     assertThat(jobs.get(0).priority()).isEqualTo(3);
   }
 
@@ -59,7 +59,7 @@ class LeaseOrderTest {
     long old = enqueue("q", 3, "waited");
     clock.advance(Duration.ofMinutes(3).minusMillis(1));
     long fresh = enqueue("q", 0, "fresh");
-    assertThat(lease(store, "q", 2)).extracting(LeasedJob::jobId).containsExactly(fresh, old);
+    assertThat(lease(store, "q", 2)).extracting(LeaseGrant::jobId).containsExactly(fresh, old);
   }
 
   @Test
@@ -71,7 +71,7 @@ class LeaseOrderTest {
                 new NewJob("q", bytes("c"), 1, clock.instant().minusSeconds(5), 0, null)))
             .jobId();
     assertThat(lease(store, "q", 3))
-        .extracting(LeasedJob::jobId)
+        .extracting(LeaseGrant::jobId)
         .containsExactly(delayedButEarlier, first, second);
   }
 
@@ -82,8 +82,8 @@ class LeaseOrderTest {
     long b = enqueue("b", 1, "b");
     LeaseResult result =
         join(store.lease(new LeaseRequest(List.of("a", "b"), 5, TestStores.LEASE, 1 << 20)));
-    assertThat(result.jobs()).extracting(LeasedJob::jobId).containsExactly(b, a);
-    assertThat(result.jobs()).extracting(LeasedJob::queue).containsExactly("b", "a");
+    assertThat(result.jobs()).extracting(LeaseGrant::jobId).containsExactly(b, a);
+    assertThat(result.jobs()).extracting(LeaseGrant::queue).containsExactly("b", "a");
   }
 
   @Test

@@ -6,6 +6,8 @@ import static dev.relay.server.store.TestStores.join;
 import static dev.relay.server.store.TestStores.leaseOne;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.EnqueueResult;
+import dev.relay.protocol.JobState;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
@@ -35,7 +37,7 @@ class LifecycleTest {
     assertThat(enqueued.created()).isTrue();
     clock.advance(Duration.ofMillis(5));
 
-    LeasedJob job = leaseOne(store, "mail");
+    LeaseGrant job = leaseOne(store, "mail");
     assertThat(job.jobId()).isEqualTo(enqueued.jobId());
     assertThat(job.queue()).isEqualTo("mail");
     assertThat(job.priority()).isEqualTo(2);
@@ -72,11 +74,11 @@ class LifecycleTest {
 
   @Test
   void ack_of_an_unknown_job_answers_unknown_job() {
-    LeasedJob other = leaseOneAfterEnqueue();
+    LeaseGrant other = leaseOneAfterEnqueue();
     assertThat(join(store.ack(other.jobId() + 1000, other.token()))).isEqualTo(Outcome.UNKNOWN_JOB);
   }
 
-  private LeasedJob leaseOneAfterEnqueue() {
+  private LeaseGrant leaseOneAfterEnqueue() {
     TestStores.enqueue(store, "q", "x");
     return leaseOne(store, "q");
   }

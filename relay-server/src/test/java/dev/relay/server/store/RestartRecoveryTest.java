@@ -8,6 +8,7 @@ import static dev.relay.server.store.TestStores.lease;
 import static dev.relay.server.store.TestStores.leaseOne;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.JobState;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -36,8 +37,8 @@ class RestartRecoveryTest {
     long b = enqueue(store, "q", "b");
     long last = join(store.enqueue(new NewJob("q", bytes("c"), 0, null, 1, null))).jobId();
     long waiting = enqueue(store, "other", "d");
-    List<LeasedJob> leased = lease(store, "q", 3);
-    assertThat(leased).extracting(LeasedJob::jobId).containsExactlyInAnyOrder(a, b, last);
+    List<LeaseGrant> leased = lease(store, "q", 3);
+    assertThat(leased).extracting(LeaseGrant::jobId).containsExactlyInAnyOrder(a, b, last);
     store.close();
 
     store = TestStores.open(dir, clock);
@@ -49,7 +50,7 @@ class RestartRecoveryTest {
         .containsEntry(JobState.LEASED, 3L)
         .containsEntry(JobState.READY, 1L);
 
-    for (LeasedJob old : leased) {
+    for (LeaseGrant old : leased) {
       JobView view = inspect(store, old.jobId());
       assertThat(view.expiries()).isEqualTo(1);
       assertThat(view.leaseExpiresAt()).isNull();
@@ -60,11 +61,11 @@ class RestartRecoveryTest {
     assertThat(inspect(store, waiting).state()).isEqualTo(JobState.READY);
 
     // Ready immediately: no clock movement needed.
-    List<LeasedJob> again = lease(store, "q", 3);
-    assertThat(again).extracting(LeasedJob::jobId).containsExactlyInAnyOrder(a, b);
-    for (LeasedJob job : again) {
+    List<LeaseGrant> again = lease(store, "q", 3);
+    assertThat(again).extracting(LeaseGrant::jobId).containsExactlyInAnyOrder(a, b);
+    for (LeaseGrant job : again) {
       assertThat(job.attempt()).isEqualTo(2);
-      LeasedJob old = leased.stream().filter(j -> j.jobId() == job.jobId()).findFirst().get();
+      LeaseGrant old = leased.stream().filter(j -> j.jobId() == job.jobId()).findFirst().get();
       assertThat(join(store.ack(job.jobId(), old.token()))).isEqualTo(Outcome.STALE_TOKEN);
       assertThat(join(store.ack(job.jobId(), job.token()))).isEqualTo(Outcome.OK);
     }

@@ -7,6 +7,8 @@ import static dev.relay.server.store.TestStores.lease;
 import static dev.relay.server.store.TestStores.leaseOne;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.EnqueueResult;
+import dev.relay.protocol.JobState;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,7 +40,7 @@ class RetentionTest {
 
   private long doneJob(String queue, String key) {
     long id = join(store.enqueue(new NewJob(queue, bytes("p"), 0, null, 0, key))).jobId();
-    LeasedJob job = leaseOne(store, queue);
+    LeaseGrant job = leaseOne(store, queue);
     join(store.ack(id, job.token()));
     return id;
   }
@@ -62,7 +64,7 @@ class RetentionTest {
     long cancelled = enqueue(store, "q", "c");
     join(store.cancel(cancelled));
     long dead = join(store.enqueue(new NewJob("q", bytes("d"), 0, null, 1, null))).jobId();
-    LeasedJob job = leaseOne(store, "q");
+    LeaseGrant job = leaseOne(store, "q");
     join(store.nack(dead, job.token(), "x", null));
     clock.advance(RETENTION.multipliedBy(10));
     assertThat(store.purgeFinished()).isEqualTo(1);
@@ -108,7 +110,7 @@ class RetentionTest {
     }
     join(store.enqueueBatch(jobs));
     List<CompletableFuture<Outcome>> acks = new ArrayList<>();
-    for (LeasedJob job : lease(store, "q", 200)) {
+    for (LeaseGrant job : lease(store, "q", 200)) {
       acks.add(store.ack(job.jobId(), job.token()));
     }
     acks.forEach(TestStores::join);

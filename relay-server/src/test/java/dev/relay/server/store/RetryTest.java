@@ -7,6 +7,7 @@ import static dev.relay.server.store.TestStores.lease;
 import static dev.relay.server.store.TestStores.leaseOne;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.JobState;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,7 +40,7 @@ class RetryTest {
   void nack_without_delay_waits_base_times_two_to_the_attempt_minus_one() {
     long id = enqueueWithAttempts(4);
     for (int attempt = 1; attempt <= 3; attempt++) {
-      LeasedJob job = leaseOne(store, "q");
+      LeaseGrant job = leaseOne(store, "q");
       assertThat(job.attempt()).isEqualTo(attempt);
       assertThat(join(store.nack(id, job.token(), "failure " + attempt, null)))
           .isEqualTo(Outcome.OK);
@@ -61,7 +62,7 @@ class RetryTest {
   @Test
   void nack_with_an_explicit_delay_uses_it_and_zero_means_now() {
     long id = enqueueWithAttempts(5);
-    LeasedJob job = leaseOne(store, "q");
+    LeaseGrant job = leaseOne(store, "q");
     join(store.nack(id, job.token(), "later", Duration.ofMillis(1500)));
     assertThat(inspect(store, id).availableAt()).isEqualTo(clock.instant().plusMillis(1500));
 
@@ -74,7 +75,7 @@ class RetryTest {
   @Test
   void nack_of_the_last_attempt_makes_the_job_dead_with_reason_handler_error() {
     long id = enqueueWithAttempts(2);
-    LeasedJob job = leaseOne(store, "q");
+    LeaseGrant job = leaseOne(store, "q");
     join(store.nack(id, job.token(), "first", Duration.ZERO));
     job = leaseOne(store, "q");
     assertThat(join(store.nack(id, job.token(), "second and last", null))).isEqualTo(Outcome.OK);
@@ -91,7 +92,7 @@ class RetryTest {
   @Test
   void long_error_text_is_cut_to_the_limit() {
     long id = enqueueWithAttempts(5);
-    LeasedJob job = leaseOne(store, "q");
+    LeaseGrant job = leaseOne(store, "q");
     String longText = "x".repeat(StoreLimits.ERROR_TEXT_CHARS_MAX + 10);
     join(store.nack(id, job.token(), longText, null));
     assertThat(inspect(store, id).lastError()).hasSize(StoreLimits.ERROR_TEXT_CHARS_MAX);
@@ -101,7 +102,7 @@ class RetryTest {
   void retries_to_dead_keep_their_backoff_across_restarts() {
     long id = enqueueWithAttempts(3);
     for (int attempt = 1; attempt <= 3; attempt++) {
-      LeasedJob job = leaseOne(store, "q");
+      LeaseGrant job = leaseOne(store, "q");
       assertThat(job.attempt()).isEqualTo(attempt);
       join(store.nack(id, job.token(), "boom", null));
 
@@ -126,7 +127,7 @@ class RetryTest {
   @Test
   void a_negative_or_too_long_retry_delay_is_invalid() {
     long id = enqueueWithAttempts(5);
-    LeasedJob job = leaseOne(store, "q");
+    LeaseGrant job = leaseOne(store, "q");
     assertThat(TestStores.failure(store.nack(id, job.token(), "x", Duration.ofMillis(-1))).code())
         .isEqualTo(StoreError.INVALID_ARGUMENT);
     assertThat(

@@ -32,7 +32,7 @@ class StatsTest {
   /** Queue "a" gets one job in each state, made one at a time so each lease is unambiguous. */
   private void fillEveryState() {
     long dead = join(store.enqueue(new NewJob("a", bytes("dead"), 0, null, 1, null))).jobId();
-    LeasedJob dying = leaseOne(store, "a");
+    LeaseGrant dying = leaseOne(store, "a");
     join(store.nack(dead, dying.token(), "x", null));
 
     long done = enqueue(store, "a", "done");
@@ -55,9 +55,10 @@ class StatsTest {
     fillEveryState();
     clock.advance(Duration.ofSeconds(4));
     StoreStats stats = join(store.stats());
-    assertThat(stats.queues()).extracting(QueueStats::queue).containsExactly("a", "b");
-    QueueStats a = stats.queues().get(0);
-    assertThat(a).isEqualTo(new QueueStats("a", false, 1, 1, 1, 1, 1, 1, a.oldestReadyAgeMillis()));
+    assertThat(stats.queues()).extracting(QueueSnapshot::queue).containsExactly("a", "b");
+    QueueSnapshot a = stats.queues().get(0);
+    assertThat(a)
+        .isEqualTo(new QueueSnapshot("a", false, 1, 1, 1, 1, 1, 1, a.oldestReadyAgeMillis()));
     assertThat(a.oldestReadyAgeMillis()).isEqualTo(4_000);
     assertThat(stats.queues().get(1).ready()).isEqualTo(1);
     assertThat(stats.databaseBytes()).isPositive();
@@ -74,8 +75,8 @@ class StatsTest {
     store = TestStores.open(dir, clock);
     StoreStats after = join(store.stats());
     // The leased job became ready at the restart; everything else is as it was.
-    QueueStats a = after.queues().get(0);
-    QueueStats was = before.queues().get(0);
+    QueueSnapshot a = after.queues().get(0);
+    QueueSnapshot was = before.queues().get(0);
     assertThat(a.ready()).isEqualTo(was.ready() + 1);
     assertThat(a.leased()).isZero();
     assertThat(a.scheduled()).isEqualTo(was.scheduled());
@@ -89,12 +90,12 @@ class StatsTest {
     join(
         store.enqueue(
             new NewJob("q", bytes("later"), 0, clock.instant().plusSeconds(10), 0, null)));
-    QueueStats before = join(store.stats()).queues().get(0);
+    QueueSnapshot before = join(store.stats()).queues().get(0);
     assertThat(before.ready()).isZero();
     assertThat(before.scheduled()).isEqualTo(1);
     assertThat(before.oldestReadyAgeMillis()).isEqualTo(-1);
     clock.advance(Duration.ofSeconds(10));
-    QueueStats after = join(store.stats()).queues().get(0);
+    QueueSnapshot after = join(store.stats()).queues().get(0);
     assertThat(after.ready()).isEqualTo(1);
     assertThat(after.scheduled()).isZero();
     assertThat(after.oldestReadyAgeMillis()).isZero();

@@ -77,12 +77,12 @@ final class TestStores {
     return new LeaseRequest(List.of(queue), maxJobs, LEASE, Long.MAX_VALUE);
   }
 
-  static List<LeasedJob> lease(JobStore store, String queue, int maxJobs) {
+  static List<LeaseGrant> lease(JobStore store, String queue, int maxJobs) {
     return join(store.lease(request(queue, maxJobs))).jobs();
   }
 
-  static LeasedJob leaseOne(JobStore store, String queue) {
-    List<LeasedJob> jobs = lease(store, queue, 1);
+  static LeaseGrant leaseOne(JobStore store, String queue) {
+    List<LeaseGrant> jobs = lease(store, queue, 1);
     assertThat(jobs).hasSize(1);
     return jobs.get(0);
   }

@@ -4,6 +4,7 @@ import static dev.relay.server.store.TestStores.bytes;
 import static dev.relay.server.store.TestStores.join;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.EnqueueResult;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

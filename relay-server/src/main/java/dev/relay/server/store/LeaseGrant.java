@@ -20,7 +20,7 @@ import java.util.List;
  * @param type the job's type, {@code ""} when untyped
  * @param headers the job's headers, in the order they were enqueued
  */
-public record LeasedJob(
+public record LeaseGrant(
     long jobId,
     String queue,
     int priority,

@@ -7,8 +7,8 @@ import java.time.Duration;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** Backoff arithmetic: doubling, the cap, and jitter that is bounded and reproducible. */
-class BackoffTest {
+/** RetryBackoff arithmetic: doubling, the cap, and jitter that is bounded and reproducible. */
+class RetryBackoffTest {
   private static StoreConfig config(double jitter) {
     return StoreConfig.builder(Path.of("unused"))
         .backoffBase(Duration.ofSeconds(1))
@@ -19,7 +19,7 @@ class BackoffTest {
 
   @Test
   void without_jitter_the_delay_doubles_per_attempt_up_to_the_cap() {
-    Backoff backoff = new Backoff(config(0), new SplittableRandom(1));
+    RetryBackoff backoff = new RetryBackoff(config(0), new SplittableRandom(1));
     assertThat(backoff.delayMillis(1)).isEqualTo(1_000);
     assertThat(backoff.delayMillis(2)).isEqualTo(2_000);
     assertThat(backoff.delayMillis(6)).isEqualTo(32_000);
@@ -29,7 +29,7 @@ class BackoffTest {
 
   @Test
   void jitter_stays_within_its_fraction_and_never_passes_the_cap() {
-    Backoff backoff = new Backoff(config(0.2), new SplittableRandom(7));
+    RetryBackoff backoff = new RetryBackoff(config(0.2), new SplittableRandom(7));
     boolean below = false;
     boolean above = false;
     for (int i = 0; i < 1000; i++) {
@@ -45,8 +45,8 @@ class BackoffTest {
 
   @Test
   void the_same_seed_gives_the_same_delays() {
-    Backoff a = new Backoff(config(0.5), new SplittableRandom(99));
-    Backoff b = new Backoff(config(0.5), new SplittableRandom(99));
+    RetryBackoff a = new RetryBackoff(config(0.5), new SplittableRandom(99));
+    RetryBackoff b = new RetryBackoff(config(0.5), new SplittableRandom(99));
     for (int attempt = 1; attempt <= 10; attempt++) {
       assertThat(a.delayMillis(attempt)).isEqualTo(b.delayMillis(attempt));
     }

@@ -13,7 +13,7 @@ package dev.relay.server.store;
  * @param cancelled cancelled jobs still within retention
  * @param oldestReadyAgeMillis how long the oldest due job has been available, or -1 if none
  */
-public record QueueStats(
+public record QueueSnapshot(
     String queue,
     boolean paused,
     long ready,

@@ -7,13 +7,13 @@ import java.util.random.RandomGenerator;
  * spread by {@code +-jitter} so that jobs failing together do not retry together, and capped at
  * {@code max} again so the cap stays a cap. The random source is injected so tests are exact.
  */
-final class Backoff {
+final class RetryBackoff {
   private final long baseMillis;
   private final long maxMillis;
   private final double jitter;
   private final RandomGenerator random;
 
-  Backoff(StoreConfig config, RandomGenerator random) {
+  RetryBackoff(StoreConfig config, RandomGenerator random) {
     this.baseMillis = config.backoffBase().toMillis();
     this.maxMillis = config.backoffMax().toMillis();
     this.jitter = config.backoffJitter();
