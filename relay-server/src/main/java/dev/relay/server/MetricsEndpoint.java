@@ -3,6 +3,7 @@ package dev.relay.server;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.server.store.JobStore;
 import dev.relay.server.store.StoreCounters;
+import dev.relay.server.store.StoreCounters.Event;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
@@ -56,6 +57,7 @@ final class MetricsEndpoint implements AutoCloseable {
     registerStoreCounters(registry, server.store());
     registerGauges(registry, server);
     registerProcessMetrics(registry);
+    registerBuildInfo(registry);
     CounterWithCallback.builder()
         .name("relay_rejected")
         .help("Requests answered with an ERROR, by error code")
@@ -99,21 +101,22 @@ final class MetricsEndpoint implements AutoCloseable {
     }
   }
 
+  /**
+   * The job transitions, by queue. A queue's series go when it holds no jobs (its counts restart if
+   * jobs come back, which {@code rate()} reads as a counter reset), so label values stay bounded by
+   * {@code queuesMax}; STATS carries the server-wide totals.
+   */
   private static void registerStoreCounters(PrometheusRegistry registry, JobStore store) {
-    counter(registry, "relay_enqueued", "Jobs enqueued (created)", store, StoreCounters::enqueued);
-    counter(registry, "relay_leased", "Jobs handed out by LEASE", store, StoreCounters::leased);
-    counter(registry, "relay_acked", "Jobs acknowledged", store, StoreCounters::acked);
-    counter(registry, "relay_nacked", "Jobs negatively acknowledged", store, StoreCounters::nacked);
-    counter(registry, "relay_released", "Leases released", store, StoreCounters::released);
-    counter(registry, "relay_renewed", "Leases renewed", store, StoreCounters::renewed);
-    counter(registry, "relay_expired", "Leases that expired", store, StoreCounters::expired);
-    counter(registry, "relay_dead", "Jobs moved to dead", store, StoreCounters::dead);
-    counter(
-        registry,
-        "relay_corrupt",
-        "Payloads failing their checksum",
-        store,
-        StoreCounters::corrupt);
+    byQueue(registry, "relay_enqueued", "Jobs enqueued (created)", store, Event.ENQUEUED);
+    byQueue(registry, "relay_leased", "Jobs handed out by LEASE", store, Event.LEASED);
+    byQueue(registry, "relay_acked", "Jobs acknowledged", store, Event.ACKED);
+    byQueue(registry, "relay_nacked", "Jobs negatively acknowledged", store, Event.NACKED);
+    byQueue(registry, "relay_released", "Leases released", store, Event.RELEASED);
+    byQueue(registry, "relay_renewed", "Leases renewed", store, Event.RENEWED);
+    byQueue(registry, "relay_expired", "Leases that expired", store, Event.EXPIRED);
+    byQueue(registry, "relay_dead", "Jobs moved to dead", store, Event.DEAD);
+    byQueue(registry, "relay_corrupt", "Payloads failing their checksum", store, Event.CORRUPT);
+    byQueue(registry, "relay_purged", "Finished jobs deleted by retention", store, Event.PURGED);
     counter(registry, "relay_commits", "Durable SQLite commits", store, StoreCounters::commits);
     counter(
         registry,
@@ -121,6 +124,27 @@ final class MetricsEndpoint implements AutoCloseable {
         "Commands committed (over relay_commits: mean batch size)",
         store,
         StoreCounters::committedCommands);
+  }
+
+  private static void byQueue(
+      PrometheusRegistry registry, String name, String help, JobStore store, Event event) {
+    CounterWithCallback.builder()
+        .name(name)
+        .help(help + ", by queue")
+        .labelNames("queue")
+        .callback(cb -> store.counters().byQueue(event).forEach((q, n) -> cb.call(n, q)))
+        .register(registry);
+  }
+
+  /** Always 1, labelled with the version and commit the server was built from. */
+  private static void registerBuildInfo(PrometheusRegistry registry) {
+    BuildInfo build = BuildInfo.current();
+    GaugeWithCallback.builder()
+        .name("relay_build_info")
+        .help("Always 1; the labels name the running build")
+        .labelNames("version", "commit")
+        .callback(cb -> cb.call(1, build.version(), build.commit()))
+        .register(registry);
   }
 
   private static void counter(

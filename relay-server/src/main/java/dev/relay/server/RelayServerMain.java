@@ -101,6 +101,9 @@ public final class RelayServerMain implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(hook);
     try {
       options.portFile().ifPresent(file -> writePortFile(file, server.localAddress().getPort()));
+      if (options.metricsPortFile != null) {
+        writePortFile(options.metricsPortFile, server.metricsAddress().orElseThrow().getPort());
+      }
     } catch (UncheckedIOException e) {
       err.println("relay-server: " + e.getMessage());
       server.shutdown(config.shutdownGrace());
@@ -159,6 +162,9 @@ public final class RelayServerMain implements Callable<Integer> {
             Optional.empty(),
             options.metricsConnectionsMax,
             options.metricsReadTimeout);
+    if (options.metricsPortFile != null && options.metricsListen == null) {
+      throw new IllegalArgumentException("--metrics-port-file needs --metrics-listen");
+    }
     if (options.metricsTokenFile != null) {
       if (options.metricsListen == null) {
         throw new IllegalArgumentException("--metrics-token-file needs --metrics-listen");

@@ -4,6 +4,7 @@ import dev.relay.server.store.CommitObserver;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
+import java.util.Set;
 
 /**
  * The Prometheus registry of one server and the histograms fed by the store's commit observer.
@@ -30,15 +31,63 @@ final class ServerMetrics {
           .classicUpperBounds(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096, 10_000)
           .register(registry);
 
+  /** Job durations from a fraction of a millisecond to an hour; longer runs land in +Inf. */
+  private static final double[] JOB_SECONDS_BOUNDS = {
+    0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600
+  };
+
+  private final Histogram jobWaitSeconds =
+      Histogram.builder()
+          .name("relay_job_wait_seconds")
+          .help("Time from a job becoming available to its lease, in seconds, by queue")
+          .unit(Unit.SECONDS)
+          .labelNames("queue")
+          .classicOnly()
+          .classicUpperBounds(JOB_SECONDS_BOUNDS)
+          .register(registry);
+  private final Histogram jobRunSeconds =
+      Histogram.builder()
+          .name("relay_job_run_seconds")
+          .help("Time from a job's lease to its ACK, in seconds, by queue")
+          .unit(Unit.SECONDS)
+          .labelNames("queue")
+          .classicOnly()
+          .classicUpperBounds(JOB_SECONDS_BOUNDS)
+          .register(registry);
+
   PrometheusRegistry registry() {
     return registry;
   }
 
-  /** The store's commit observer: feeds the commit histograms, on the writer thread. */
+  /**
+   * The store's commit observer: feeds the commit and job histograms, on the writer thread. A
+   * queue's job series go when the queue holds no jobs, so they stay bounded by {@code queuesMax}.
+   */
   CommitObserver commitObserver() {
-    return (commands, commitNanos) -> {
-      commitSeconds.observe(commitNanos / 1e9);
-      batchCommands.observe(commands);
+    return new CommitObserver() {
+      @Override
+      public void committed(int commands, long commitNanos) {
+        commitSeconds.observe(commitNanos / 1e9);
+        batchCommands.observe(commands);
+      }
+
+      @Override
+      public void jobWaited(String queue, long millis) {
+        jobWaitSeconds.labelValues(queue).observe(millis / 1e3);
+      }
+
+      @Override
+      public void jobRan(String queue, long millis) {
+        jobRunSeconds.labelValues(queue).observe(millis / 1e3);
+      }
+
+      @Override
+      public void queuesEmptied(Set<String> queues) {
+        for (String queue : queues) {
+          jobWaitSeconds.remove(queue);
+          jobRunSeconds.remove(queue);
+        }
+      }
     };
   }
 }

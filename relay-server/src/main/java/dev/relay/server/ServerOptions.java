@@ -46,6 +46,15 @@ final class ServerOptions {
   Path portFile;
 
   @Option(
+      names = "--metrics-port-file",
+      defaultValue = "${env:RELAY_METRICS_PORT_FILE}",
+      description = {
+        "Write the metrics endpoint's bound port to this file once listening (needs",
+        "--metrics-listen). Default: none. Env: RELAY_METRICS_PORT_FILE."
+      })
+  Path metricsPortFile;
+
+  @Option(
       names = "--connections-max",
       defaultValue = "${env:RELAY_CONNECTIONS_MAX:-1024}",
       description = {

@@ -1,8 +1,15 @@
 package dev.relay.server;
 
 import static dev.relay.server.TestServers.enqueue;
+import static dev.relay.server.TestServers.lease;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.Ack;
+import dev.relay.protocol.DeleteQueue;
+import dev.relay.protocol.Enqueued;
+import dev.relay.protocol.Leased;
+import dev.relay.protocol.LeasedJob;
+import dev.relay.protocol.Ok;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -24,27 +31,30 @@ class MetricsIT {
     try (RelayServer server = TestServers.start(config);
         TestClient client = TestClient.open(server.localAddress())) {
       client.ask(enqueue("emails", "x"));
-      InetSocketAddress metrics = server.metricsAddress().orElseThrow();
-      HttpResponse<String> response =
-          HttpClient.newHttpClient()
-              .send(
-                  HttpRequest.newBuilder(
-                          URI.create("http://127.0.0.1:" + metrics.getPort() + "/metrics"))
-                      .timeout(Duration.ofSeconds(10))
-                      .build(),
-                  HttpResponse.BodyHandlers.ofString());
+      client.ask(enqueue("emails", "y"));
+      client.ask(enqueue("reports", "z"));
+      LeasedJob job = ((Leased) client.ask(lease("emails", 1, 0))).jobs().get(0);
+      assertThat(client.ask(new Ack(job.jobId(), job.token()))).isInstanceOf(Ok.class);
+      HttpResponse<String> response = scrape(server.metricsAddress().orElseThrow());
       assertThat(response.statusCode()).isEqualTo(200);
       assertThat(response.body())
           .contains(
-              "relay_enqueued_total 1",
-              "relay_leased_total",
-              "relay_acked_total",
-              "relay_nacked_total",
-              "relay_released_total",
-              "relay_renewed_total",
-              "relay_expired_total",
-              "relay_dead_total",
-              "relay_corrupt_total",
+              "relay_enqueued_total{queue=\"emails\"} 2",
+              "relay_enqueued_total{queue=\"reports\"} 1",
+              "relay_leased_total{queue=\"emails\"} 1",
+              "relay_leased_total{queue=\"reports\"} 0",
+              "relay_acked_total{queue=\"emails\"} 1",
+              "relay_nacked_total{queue=\"emails\"} 0",
+              "relay_released_total{queue=\"emails\"} 0",
+              "relay_renewed_total{queue=\"emails\"} 0",
+              "relay_expired_total{queue=\"emails\"} 0",
+              "relay_dead_total{queue=\"emails\"} 0",
+              "relay_corrupt_total{queue=\"emails\"} 0",
+              "relay_purged_total{queue=\"emails\"} 0",
+              "relay_job_wait_seconds_count{queue=\"emails\"} 1",
+              "relay_job_wait_seconds_bucket{queue=\"emails\",le=\"+Inf\"} 1",
+              "relay_job_run_seconds_count{queue=\"emails\"} 1",
+              "relay_build_info{commit=\"",
               "relay_commits_total",
               "relay_committed_commands_total",
               "relay_rejected_total{code=\"queue_full\"}",
@@ -63,6 +73,43 @@ class MetricsIT {
               "jvm_buffer_pool_used_bytes{pool=\"direct\"}",
               "process_start_time_seconds");
     }
+  }
+
+  @Test
+  void a_deleted_queue_leaves_the_per_queue_series() throws Exception {
+    ServerConfig config =
+        ServerConfig.defaults(dir).withMetricsListen(new InetSocketAddress("127.0.0.1", 0));
+    try (RelayServer server = TestServers.start(config);
+        TestClient client = TestClient.open(server.localAddress())) {
+      long jobId = ((Enqueued) client.ask(enqueue("once", "x"))).jobId();
+      LeasedJob job = ((Leased) client.ask(lease("once", 1, 0))).jobs().get(0);
+      client.ask(new Ack(jobId, job.token()));
+      assertThat(scrape(server.metricsAddress().orElseThrow()).body())
+          .contains(
+              "relay_acked_total{queue=\"once\"} 1",
+              "relay_job_wait_seconds_count{queue=\"once\"} 1",
+              "relay_job_run_seconds_count{queue=\"once\"} 1");
+
+      assertThat(client.ask(new DeleteQueue("once"))).isInstanceOf(Ok.class);
+
+      // The transition counters and job histograms; the gauges read a stats snapshot that may
+      // be up to QueueGauges.SNAPSHOT_MAX_AGE_NANOS old.
+      assertThat(scrape(server.metricsAddress().orElseThrow()).body())
+          .doesNotContain(
+              "relay_enqueued_total{queue=\"once\"}",
+              "relay_acked_total{queue=\"once\"}",
+              "relay_job_wait_seconds_count{queue=\"once\"}",
+              "relay_job_run_seconds_count{queue=\"once\"}");
+    }
+  }
+
+  private static HttpResponse<String> scrape(InetSocketAddress metrics) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metrics.getPort() + "/metrics"))
+                .timeout(Duration.ofSeconds(10))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
   }
 
   @Test

@@ -8,11 +8,16 @@ import dev.relay.protocol.Leased;
 import dev.relay.protocol.LeasedJob;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -59,11 +64,41 @@ class ServerProcessIT {
         .contains("leases from before the restart: 1 made ready");
   }
 
-  private Process start(Path data, Path log) throws IOException {
+  @Test
+  void the_metrics_port_file_names_the_port_the_metrics_endpoint_bound() throws Exception {
+    Path metricsPortFile = dir.resolve("metrics.port");
+    Process server =
+        start(
+            dir.resolve("data"),
+            dir.resolve("server.log"),
+            "--metrics-listen",
+            "127.0.0.1:0",
+            "--metrics-port-file",
+            metricsPortFile.toString());
+    try {
+      awaitPort(server, dir.resolve("server.port"));
+      InetSocketAddress metrics = awaitPort(server, metricsPortFile);
+      HttpResponse<String> scrape =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(
+                          URI.create("http://127.0.0.1:" + metrics.getPort() + "/metrics"))
+                      .timeout(Duration.ofSeconds(10))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+      assertThat(scrape.statusCode()).isEqualTo(200);
+      assertThat(scrape.body()).contains("relay_build_info{commit=\"");
+    } finally {
+      server.destroy();
+      assertThat(server.waitFor(EXIT_WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  private Process start(Path data, Path log, String... extraArgs) throws IOException {
     String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     Path portFile = Path.of(log.toString().replace(".log", ".port"));
-    ProcessBuilder builder =
-        new ProcessBuilder(
+    List<String> command =
+        new ArrayList<>(
             List.of(
                 java,
                 "-cp",
@@ -73,6 +108,8 @@ class ServerProcessIT {
                 portFile.toString(),
                 "--shutdown-grace",
                 "5s"));
+    command.addAll(List.of(extraArgs));
+    ProcessBuilder builder = new ProcessBuilder(command);
     // Listen address and data directory come from the environment fallbacks.
     builder.environment().put("RELAY_LISTEN", "127.0.0.1:0");
     builder.environment().put("RELAY_DATA_DIR", data.toString());

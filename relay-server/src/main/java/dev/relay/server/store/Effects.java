@@ -1,8 +1,10 @@
 package dev.relay.server.store;
 
 import dev.relay.protocol.JobState;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -17,7 +19,23 @@ final class Effects {
   final Map<String, long[]> stateDeltas = new HashMap<>();
   final Set<String> availableQueues = new HashSet<>();
   final Map<String, Long> scheduledQueues = new HashMap<>();
-  final long[] events = new long[StoreCounters.Event.values().length];
+
+  /** Counter events by queue, indexed by {@link StoreCounters.Event#ordinal()}. */
+  final Map<String, long[]> events = new HashMap<>();
+
+  /** How long each leased job waited since it became available, and each acked job ran. */
+  final List<QueueMillis> waits = new ArrayList<>();
+
+  final List<QueueMillis> runs = new ArrayList<>();
+
+  /** A duration observed for one job of {@code queue}. */
+  record QueueMillis(String queue, long millis) {}
+
+  void event(String queue, StoreCounters.Event event) {
+    events
+        .computeIfAbsent(queue, q -> new long[StoreCounters.Event.values().length])[
+        event.ordinal()]++;
+  }
 
   void moved(String queue, JobState from, JobState to) {
     long[] deltas = stateDeltas.computeIfAbsent(queue, q -> new long[STATES]);
@@ -49,15 +67,24 @@ final class Effects {
         });
     availableQueues.addAll(other.availableQueues);
     other.scheduledQueues.forEach((queue, at) -> scheduledQueues.merge(queue, at, Math::min));
-    for (int i = 0; i < events.length; i++) {
-      events[i] += other.events[i];
-    }
+    other.events.forEach(
+        (queue, counts) -> {
+          long[] mine =
+              events.computeIfAbsent(queue, q -> new long[StoreCounters.Event.values().length]);
+          for (int i = 0; i < counts.length; i++) {
+            mine[i] += counts[i];
+          }
+        });
+    waits.addAll(other.waits);
+    runs.addAll(other.runs);
   }
 
   void clear() {
     stateDeltas.clear();
     availableQueues.clear();
     scheduledQueues.clear();
-    java.util.Arrays.fill(events, 0);
+    events.clear();
+    waits.clear();
+    runs.clear();
   }
 }

@@ -87,7 +87,7 @@ final class EnqueueCommand implements WriteCommand<List<EnqueueResult>> {
       id = r.getLong(1);
     }
     context.moved(queue, null, JobState.READY);
-    context.event(StoreCounters.Event.ENQUEUED);
+    context.event(queue, StoreCounters.Event.ENQUEUED);
     context.availableAt(queue, availableAt);
     return new EnqueueResult(id, true);
   }

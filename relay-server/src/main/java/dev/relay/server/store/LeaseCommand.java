@@ -55,8 +55,8 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
   private static final String FENCE =
       "UPDATE jobs SET state = "
           + Schema.LEASED
-          + ", fencing_token = ?, lease_expires_at_ms = ?, attempts = attempts + 1,"
-          + " fencing_number = fencing_number + 1 WHERE id = ? AND state = "
+          + ", fencing_token = ?, lease_expires_at_ms = ?, leased_at_ms = ?,"
+          + " attempts = attempts + 1, fencing_number = fencing_number + 1 WHERE id = ? AND state = "
           + Schema.READY;
   private static final String TO_CORRUPT =
       "UPDATE jobs SET state = "
@@ -120,7 +120,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
           || (!leased.isEmpty() && payloadBytes + candidate.payloadBytes() > payloadBytesBudget)) {
         break;
       }
-      LeaseGrant job = claim(context, candidate.id());
+      LeaseGrant job = claim(context, candidate);
       if (job == null) {
         skipped = true;
       } else {
@@ -152,7 +152,8 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
   }
 
   /** Leases one job, or answers null if it is no longer ready or its payload is corrupt. */
-  private LeaseGrant claim(WriteContext context, long id) throws SQLException {
+  private LeaseGrant claim(WriteContext context, Candidate candidate) throws SQLException {
+    long id = candidate.id();
     PreparedStatement read = context.statement(READ_JOB);
     read.setLong(1, id);
     String queue;
@@ -197,12 +198,14 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
     PreparedStatement fence = context.statement(FENCE);
     fence.setBytes(1, token.toBytes());
     fence.setLong(2, expiresAt);
-    fence.setLong(3, id);
+    fence.setLong(3, context.now());
+    fence.setLong(4, id);
     if (!Fenced.apply(fence, id, "lease")) {
       return null;
     }
     context.moved(queue, JobState.READY, JobState.LEASED);
-    context.event(StoreCounters.Event.LEASED);
+    context.event(queue, StoreCounters.Event.LEASED);
+    context.waited(queue, Math.max(0, context.now() - candidate.availableAtMillis()));
     return new LeaseGrant(
         id,
         queue,
@@ -232,8 +235,8 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
     s.setLong(2, id);
     if (Fenced.apply(s, id, "corrupt payload")) {
       context.moved(queue, JobState.READY, JobState.DEAD);
-      context.event(StoreCounters.Event.DEAD);
-      context.event(StoreCounters.Event.CORRUPT);
+      context.event(queue, StoreCounters.Event.DEAD);
+      context.event(queue, StoreCounters.Event.CORRUPT);
     }
   }
 

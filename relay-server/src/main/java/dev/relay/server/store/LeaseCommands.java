@@ -19,8 +19,8 @@ final class LeaseCommands {
   static final String HANDLER_ERROR_REASON = "handler error";
 
   private static final String READ =
-      "SELECT queue, state, fencing_token, lease_expires_at_ms, attempts, max_attempts"
-          + " FROM jobs WHERE id = ?";
+      "SELECT queue, state, fencing_token, lease_expires_at_ms, attempts, max_attempts,"
+          + " leased_at_ms FROM jobs WHERE id = ?";
   private static final String FENCE =
       " WHERE id = ? AND state = " + Schema.LEASED + " AND fencing_token = ?";
   private static final String ACK =
@@ -51,9 +51,23 @@ final class LeaseCommands {
 
   /** The lease columns of one job, read before deciding. */
   private record Lease(
-      String queue, JobState state, byte[] token, long expiresAt, int attempts, int maxAttempts) {}
+      String queue,
+      JobState state,
+      byte[] token,
+      long expiresAt,
+      int attempts,
+      int maxAttempts,
+      long leasedAt) {}
+
+  /** A lease granted before schema version 3 recorded when leases begin. */
+  private static final long LEASED_AT_UNKNOWN = -1;
 
   private LeaseCommands() {}
+
+  private static long leasedAt(ResultSet r) throws SQLException {
+    long at = r.getLong(7);
+    return r.wasNull() ? LEASED_AT_UNKNOWN : at;
+  }
 
   static WriteCommand<Outcome> ack(long jobId, FencingToken token) {
     return context -> {
@@ -65,9 +79,13 @@ final class LeaseCommands {
       PreparedStatement s = context.statement(ACK);
       s.setLong(1, context.now());
       bindFence(s, 2, jobId, token);
-      return fenced(context, s, jobId, "ack", lease.queue(), JobState.DONE)
-          ? counted(context, StoreCounters.Event.ACKED)
-          : Outcome.STALE_TOKEN;
+      if (!fenced(context, s, jobId, "ack", lease.queue(), JobState.DONE)) {
+        return Outcome.STALE_TOKEN;
+      }
+      if (lease.leasedAt() != LEASED_AT_UNKNOWN) {
+        context.ran(lease.queue(), Math.max(0, context.now() - lease.leasedAt()));
+      }
+      return counted(context, lease.queue(), StoreCounters.Event.ACKED);
     };
   }
 
@@ -97,9 +115,9 @@ final class LeaseCommands {
       if (!fenced(context, s, jobId, "nack", lease.queue(), to)) {
         return Outcome.STALE_TOKEN;
       }
-      context.event(StoreCounters.Event.NACKED);
+      context.event(lease.queue(), StoreCounters.Event.NACKED);
       if (exhausted) {
-        context.event(StoreCounters.Event.DEAD);
+        context.event(lease.queue(), StoreCounters.Event.DEAD);
       } else {
         context.availableAt(lease.queue(), now + delay);
       }
@@ -122,7 +140,7 @@ final class LeaseCommands {
         return Outcome.STALE_TOKEN;
       }
       context.available(lease.queue());
-      return counted(context, StoreCounters.Event.RELEASED);
+      return counted(context, lease.queue(), StoreCounters.Event.RELEASED);
     };
   }
 
@@ -141,7 +159,7 @@ final class LeaseCommands {
       if (!Fenced.apply(s, jobId, "renew")) {
         return new RenewResult(Outcome.STALE_TOKEN, null);
       }
-      context.event(StoreCounters.Event.RENEWED);
+      context.event(lease.queue(), StoreCounters.Event.RENEWED);
       return new RenewResult(Outcome.OK, Instant.ofEpochMilli(expiresAt));
     };
   }
@@ -159,7 +177,8 @@ final class LeaseCommands {
           r.getBytes(3),
           r.getLong(4),
           r.getInt(5),
-          r.getInt(6));
+          r.getInt(6),
+          leasedAt(r));
     }
   }
 
@@ -200,8 +219,8 @@ final class LeaseCommands {
     return true;
   }
 
-  private static Outcome counted(WriteContext context, StoreCounters.Event event) {
-    context.event(event);
+  private static Outcome counted(WriteContext context, String queue, StoreCounters.Event event) {
+    context.event(queue, event);
     return Outcome.OK;
   }
 }

@@ -179,10 +179,10 @@ final class LeaseExpiry {
     if (!Fenced.apply(s, lease.id(), "lease expiry")) {
       return JobState.LEASED;
     }
-    context.event(StoreCounters.Event.EXPIRED);
+    context.event(lease.queue(), StoreCounters.Event.EXPIRED);
     if (exhausted) {
       context.moved(lease.queue(), JobState.LEASED, JobState.DEAD);
-      context.event(StoreCounters.Event.DEAD);
+      context.event(lease.queue(), StoreCounters.Event.DEAD);
       return JobState.DEAD;
     }
     context.moved(lease.queue(), JobState.LEASED, JobState.READY);

@@ -47,7 +47,7 @@ final class PurgeCommand implements WriteCommand<Long> {
       delete.setLong(1, job.id());
       if (Fenced.apply(delete, job.id(), "purge")) {
         context.moved(job.queue(), job.state(), null);
-        context.event(StoreCounters.Event.PURGED);
+        context.event(job.queue(), StoreCounters.Event.PURGED);
       }
     }
     Queues.dropEmpty(context, config.purgeBatchMax());

@@ -23,6 +23,11 @@ final class QueueCounts {
     byQueue.computeIfAbsent(queue, q -> new long[STATES])[state.ordinal()] = count;
   }
 
+  /** Whether {@code queue} holds any job. */
+  boolean holds(String queue) {
+    return byQueue.containsKey(queue);
+  }
+
   long get(String queue, JobState state) {
     return byQueue.getOrDefault(queue, ZERO)[state.ordinal()];
   }

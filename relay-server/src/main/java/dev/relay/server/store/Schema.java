@@ -17,7 +17,7 @@ import java.util.List;
  */
 final class Schema {
   /** The version this build writes and understands. */
-  static final int VERSION = 2;
+  static final int VERSION = 3;
 
   /** {@code PRAGMA application_id}: "RLAY", so a foreign SQLite file is recognised. */
   static final int APPLICATION_ID = 0x524c4159;
@@ -94,7 +94,8 @@ final class Schema {
               JOBS_INDEXES.get(4),
               JOBS_INDEXES.get(5),
               "PRAGMA application_id = " + APPLICATION_ID),
-          migrateToTypesAndHeaders());
+          migrateToTypesAndHeaders(),
+          migrateToLeasedAt());
 
   /**
    * Version 2 gives each job a type ({@code ''} when untyped) and its headers (the protocol's
@@ -143,15 +144,70 @@ final class Schema {
             // Last, so reading the other columns never walks the payload's overflow pages.
             + " payload BLOB NOT NULL"
             + ")");
-    steps.add("INSERT INTO jobs_v2 (" + carriedTo + ") SELECT " + carriedFrom + " FROM jobs");
-    steps.add("DELETE FROM sqlite_sequence WHERE name = 'jobs_v2'");
-    steps.add(
-        "INSERT INTO sqlite_sequence (name, seq)"
-            + " SELECT 'jobs_v2', seq FROM sqlite_sequence WHERE name = 'jobs'");
-    steps.add("DROP TABLE jobs");
-    steps.add("ALTER TABLE jobs_v2 RENAME TO jobs");
+    steps.addAll(replaceJobsWith("jobs_v2", carriedFrom, carriedTo));
     steps.addAll(JOBS_INDEXES);
     return List.copyOf(steps);
+  }
+
+  /**
+   * Version 3 records when each lease began ({@code leased_at_ms}), for the run-time histogram
+   * (lease to ACK). Rebuilt like version 2 rather than added with {@code ADD COLUMN}, which would
+   * put it after the payload, where every ACK's read of it would walk the payload's overflow pages.
+   * Rows carried over have no lease start; restart recovery ends their leases at open anyway.
+   */
+  private static List<String> migrateToLeasedAt() {
+    String carried =
+        "id, queue, state, priority, attempts, max_attempts, fencing_number, expiries, failures,"
+            + " enqueued_at_ms, available_at_ms, fencing_token, lease_expires_at_ms,"
+            + " finished_at_ms, idempotency_key, last_error, dead_reason, type, headers,"
+            + " payload_bytes, payload_crc32c, payload";
+    List<String> steps = new ArrayList<>();
+    steps.add(
+        "CREATE TABLE jobs_v3 ("
+            + " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+            + " queue TEXT NOT NULL,"
+            + " state INTEGER NOT NULL CHECK (state BETWEEN 0 AND 4),"
+            + " priority INTEGER NOT NULL CHECK (priority BETWEEN 0 AND 3),"
+            + " attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),"
+            + " max_attempts INTEGER NOT NULL CHECK (max_attempts >= 1),"
+            + " fencing_number INTEGER NOT NULL DEFAULT 0,"
+            + " expiries INTEGER NOT NULL DEFAULT 0,"
+            + " failures INTEGER NOT NULL DEFAULT 0,"
+            + " enqueued_at_ms INTEGER NOT NULL,"
+            + " available_at_ms INTEGER NOT NULL,"
+            + " fencing_token BLOB,"
+            + " lease_expires_at_ms INTEGER,"
+            + " leased_at_ms INTEGER,"
+            + " finished_at_ms INTEGER,"
+            + " idempotency_key TEXT,"
+            + " last_error TEXT,"
+            + " dead_reason TEXT,"
+            + " type TEXT NOT NULL DEFAULT '',"
+            + " headers BLOB,"
+            + " payload_bytes INTEGER NOT NULL,"
+            + " payload_crc32c INTEGER NOT NULL,"
+            // Last, so reading the other columns never walks the payload's overflow pages.
+            + " payload BLOB NOT NULL"
+            + ")");
+    steps.addAll(replaceJobsWith("jobs_v3", carried, carried));
+    steps.addAll(JOBS_INDEXES);
+    return List.copyOf(steps);
+  }
+
+  /**
+   * Copies every row of {@code jobs} into {@code newTable}, keeps the AUTOINCREMENT high-water mark
+   * so no id is ever reused, drops {@code jobs}, renames the new table and indexes it again.
+   */
+  private static List<String> replaceJobsWith(
+      String newTable, String carriedFrom, String carriedTo) {
+    return List.of(
+        "INSERT INTO " + newTable + " (" + carriedTo + ") SELECT " + carriedFrom + " FROM jobs",
+        "DELETE FROM sqlite_sequence WHERE name = '" + newTable + "'",
+        "INSERT INTO sqlite_sequence (name, seq) SELECT '"
+            + newTable
+            + "', seq FROM sqlite_sequence WHERE name = 'jobs'",
+        "DROP TABLE jobs",
+        "ALTER TABLE " + newTable + " RENAME TO jobs");
   }
 
   private Schema() {}

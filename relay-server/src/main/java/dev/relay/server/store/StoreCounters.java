@@ -1,5 +1,8 @@
 package dev.relay.server.store;
 
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -8,7 +11,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class StoreCounters {
   /** The events the writer counts per command, applied after the command's batch commits. */
-  enum Event {
+  public enum Event {
     ENQUEUED,
     LEASED,
     ACKED,
@@ -21,22 +24,52 @@ public final class StoreCounters {
     PURGED
   }
 
-  private final LongAdder[] events = new LongAdder[Event.values().length];
+  private final LongAdder[] events = newAdders();
+
+  /**
+   * The same events per queue, for queues that still hold jobs: a queue is dropped when its last
+   * job is purged or deleted ({@link #forget}), so this map is bounded by {@code queuesMax}.
+   */
+  private final ConcurrentHashMap<String, LongAdder[]> byQueue = new ConcurrentHashMap<>();
+
   private final LongAdder commits = new LongAdder();
   private final LongAdder committedCommands = new LongAdder();
 
-  StoreCounters() {
-    for (int i = 0; i < events.length; i++) {
-      events[i] = new LongAdder();
+  private static LongAdder[] newAdders() {
+    LongAdder[] adders = new LongAdder[Event.values().length];
+    for (int i = 0; i < adders.length; i++) {
+      adders[i] = new LongAdder();
     }
+    return adders;
   }
 
-  void add(long[] deltas) {
-    for (int i = 0; i < events.length; i++) {
-      if (deltas[i] != 0) {
-        events[i].add(deltas[i]);
-      }
-    }
+  /** Adds one committed batch's events, indexed by {@link Event#ordinal()}, per queue. */
+  void add(Map<String, long[]> deltasByQueue) {
+    deltasByQueue.forEach(
+        (queue, deltas) -> {
+          LongAdder[] queueEvents = byQueue.computeIfAbsent(queue, q -> newAdders());
+          for (int i = 0; i < deltas.length; i++) {
+            if (deltas[i] != 0) {
+              events[i].add(deltas[i]);
+              queueEvents[i].add(deltas[i]);
+            }
+          }
+        });
+  }
+
+  /** Drops the per-queue counts of a queue that holds no jobs any more. */
+  void forget(String queue) {
+    byQueue.remove(queue);
+  }
+
+  /**
+   * {@code event}'s count per queue since the queue's first event in this process (or since it last
+   * emptied), for every queue that holds jobs: a snapshot, for labelled metrics.
+   */
+  public Map<String, Long> byQueue(Event event) {
+    Map<String, Long> counts = new HashMap<>();
+    byQueue.forEach((queue, adders) -> counts.put(queue, adders[event.ordinal()].sum()));
+    return counts;
   }
 
   void committed(int commands) {

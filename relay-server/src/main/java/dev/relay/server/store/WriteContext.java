@@ -107,8 +107,18 @@ final class WriteContext implements AutoCloseable {
     }
   }
 
-  void event(StoreCounters.Event event) {
-    command.events[event.ordinal()]++;
+  void event(String queue, StoreCounters.Event event) {
+    command.event(queue, event);
+  }
+
+  /** A job of {@code queue} is leased {@code millis} after it became available. */
+  void waited(String queue, long millis) {
+    command.waits.add(new Effects.QueueMillis(queue, millis));
+  }
+
+  /** A job of {@code queue} is acked {@code millis} after its lease began. */
+  void ran(String queue, long millis) {
+    command.runs.add(new Effects.QueueMillis(queue, millis));
   }
 
   void commandStarted() {

@@ -3,6 +3,7 @@ package dev.relay.server.store;
 import dev.relay.server.OutOfMemory;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -270,11 +271,25 @@ final class Writer {
     counts.apply(effects.stateDeltas);
     counters.add(effects.events);
     counters.committed(succeeded);
+    Set<String> emptied = new HashSet<>();
+    for (String queue : effects.stateDeltas.keySet()) {
+      if (!counts.holds(queue)) {
+        counters.forget(queue);
+        emptied.add(queue);
+      }
+    }
     Set<String> available = Set.copyOf(effects.availableQueues);
     Map<String, Long> scheduled = Map.copyOf(effects.scheduledQueues);
+    List<Effects.QueueMillis> waits = List.copyOf(effects.waits);
+    List<Effects.QueueMillis> runs = List.copyOf(effects.runs);
     context.batchStarted();
     try {
       observer.committed(batch.size(), commitNanos);
+      waits.forEach(w -> observer.jobWaited(w.queue(), w.millis()));
+      runs.forEach(r -> observer.jobRan(r.queue(), r.millis()));
+      if (!emptied.isEmpty()) {
+        observer.queuesEmptied(emptied);
+      }
     } catch (RuntimeException e) {
       log.warn("commit observer failed", e);
     }

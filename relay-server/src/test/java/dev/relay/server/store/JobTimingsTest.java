@@ -1,0 +1,112 @@
+package dev.relay.server.store;
+
+import static dev.relay.server.store.TestStores.enqueue;
+import static dev.relay.server.store.TestStores.join;
+import static dev.relay.server.store.TestStores.leaseOne;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What the commit observer hears about jobs and queues (wait and run times, emptied queues), and
+ * the per-queue event counters behind the labelled metrics; times come from the injected clock.
+ */
+class JobTimingsTest {
+  @TempDir Path dir;
+  final TestClock clock = new TestClock();
+  final List<String> heard = new ArrayList<>();
+  JobStore store;
+
+  @BeforeEach
+  void open() {
+    store = TestStores.open(dir, clock);
+    store.setCommitObserver(
+        new CommitObserver() {
+          @Override
+          public void committed(int commands, long commitNanos) {}
+
+          @Override
+          public void jobWaited(String queue, long millis) {
+            heard.add("waited " + queue + " " + millis);
+          }
+
+          @Override
+          public void jobRan(String queue, long millis) {
+            heard.add("ran " + queue + " " + millis);
+          }
+
+          @Override
+          public void queuesEmptied(Set<String> queues) {
+            heard.add("emptied " + queues);
+          }
+        });
+  }
+
+  @AfterEach
+  void close() {
+    store.close();
+  }
+
+  @Test
+  void a_job_waits_from_available_to_lease_and_runs_from_lease_to_ack() {
+    long id = enqueue(store, "a", "x");
+    clock.advance(Duration.ofSeconds(5));
+    LeaseGrant lease = leaseOne(store, "a");
+    clock.advance(Duration.ofMillis(2_500));
+    join(store.ack(id, lease.token()));
+
+    assertThat(heard).containsExactly("waited a 5000", "ran a 2500");
+  }
+
+  @Test
+  void a_retried_job_waits_from_the_end_of_its_backoff_not_from_its_enqueue() {
+    long id = enqueue(store, "a", "x");
+    clock.advance(Duration.ofSeconds(5));
+    join(store.nack(id, leaseOne(store, "a").token(), "boom", Duration.ofSeconds(10)));
+    clock.advance(Duration.ofSeconds(12));
+    leaseOne(store, "a");
+
+    assertThat(heard).containsExactly("waited a 5000", "waited a 2000");
+  }
+
+  @Test
+  void events_are_counted_per_queue_and_a_queue_is_dropped_when_it_holds_no_jobs() {
+    long a = enqueue(store, "a", "x");
+    enqueue(store, "b", "y");
+    join(store.ack(a, leaseOne(store, "a").token()));
+    StoreCounters counters = store.counters();
+    assertThat(counters.byQueue(StoreCounters.Event.ENQUEUED)).containsEntry("a", 1L);
+    assertThat(counters.byQueue(StoreCounters.Event.ACKED))
+        .containsEntry("a", 1L)
+        .containsEntry("b", 0L);
+
+    join(store.deleteQueue("a"));
+
+    assertThat(counters.byQueue(StoreCounters.Event.ENQUEUED)).containsOnlyKeys("b");
+    assertThat(counters.enqueued()).as("the server-wide total keeps counting").isEqualTo(2);
+    assertThat(heard).contains("emptied [a]");
+  }
+
+  @Test
+  void a_lease_without_a_recorded_start_reports_no_run_time() throws Exception {
+    // As a row carried from schema version 2 would be, had recovery not ended its lease.
+    long id = enqueue(store, "a", "x");
+    LeaseGrant lease = leaseOne(store, "a");
+    try (var c = TestStores.connect(dir);
+        var s = c.createStatement()) {
+      s.executeUpdate("UPDATE jobs SET leased_at_ms = NULL WHERE id = " + id);
+    }
+    heard.clear();
+    join(store.ack(id, lease.token()));
+
+    assertThat(heard).isEmpty();
+  }
+}
