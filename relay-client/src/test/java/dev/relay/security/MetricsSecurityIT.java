@@ -103,7 +103,7 @@ class MetricsSecurityIT {
       assertThat(none.body()).doesNotContain("relay_");
       assertThat(workerToken.statusCode()).isEqualTo(401);
       assertThat(right.statusCode()).isEqualTo(200);
-      assertThat(right.body()).contains("relay_enqueued_total", "relay_connections");
+      assertThat(right.body()).contains("relay_build_info", "relay_connections");
     }
   }
 
