@@ -44,7 +44,9 @@ final class OutputPump implements Runnable {
     } catch (IOException e) {
       // The pipe broke under a killed command: what was read has been passed on.
     } finally {
-      sink.write(pending, pendingLength, buffer, 0, 0);
+      if (pendingLength > 0) {
+        sink.write(pending, pendingLength, buffer, 0, 0); // a last line without its newline
+      }
       done.complete(null);
     }
   }
