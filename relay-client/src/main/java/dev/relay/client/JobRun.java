@@ -19,9 +19,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A handler that throws is logged (with its stack trace, rate-limited per worker), reported to
  * the listener with its {@link Throwable}, and NACKed with a bounded stack trace as the job's last
- * error. A handler that outlives the worker's handler timeout is interrupted, its renewals stop and
- * the job is NACKed as timed out; its permit stays taken until the handler thread returns, so the
- * worker never runs more handlers at once than its concurrency.
+ * error; one that throws {@link JobFailedException} or {@link RetryLaterException} is NACKed with
+ * just its message, and one that throws {@link ReleaseJobException} has its job released. A handler
+ * that outlives the worker's handler timeout is interrupted, its renewals stop and the job is
+ * NACKed as timed out; its permit stays taken until the handler thread returns, so the worker never
+ * runs more handlers at once than its concurrency.
  *
  * <p>A settle or renewal that fails for a retryable reason (the connection is down) is retried with
  * backoff while the lease may still be valid by the local estimate of its expiry; tokens survive
@@ -41,8 +43,19 @@ final class JobRun {
   private static final Backoff RETRY_BACKOFF =
       new Backoff(Duration.ofMillis(50), Duration.ofSeconds(2));
 
-  /** What the handler decided: ACK, or NACK with a text and an optional retry delay. */
-  private record Outcome(boolean ack, String errorText, Optional<Duration> retryDelay) {}
+  /**
+   * What the handler decided: ACK, NACK with a text and an optional retry delay, or RELEASE (the
+   * handler gave the job back unfinished).
+   */
+  private record Outcome(
+      boolean ack, boolean release, String errorText, Optional<Duration> retryDelay) {
+    static final Outcome ACK = new Outcome(true, false, "", Optional.empty());
+    static final Outcome RELEASE = new Outcome(false, true, "", Optional.empty());
+
+    static Outcome nack(String errorText, Optional<Duration> retryDelay) {
+      return new Outcome(false, false, errorText, retryDelay);
+    }
+  }
 
   private final Worker worker;
   private final Job job;
@@ -100,18 +113,23 @@ final class JobRun {
     worker.notify(l -> l.jobStarted(job));
     Optional<JobHandler> handler = worker.handlerFor(job.type());
     if (handler.isEmpty()) {
-      handlerReturned(new Outcome(false, worker.missingHandler(job), Optional.empty()));
+      handlerReturned(Outcome.nack(worker.missingHandler(job), Optional.empty()));
       return;
     }
     Outcome outcome;
     try {
       handler.get().handle(job);
-      outcome = new Outcome(true, "", Optional.empty());
+      outcome = Outcome.ACK;
     } catch (RetryLaterException e) {
       // An expected outcome the handler chose: its message is the whole story, no stack trace.
       outcome =
-          new Outcome(
-              false, RelayClient.truncate(String.valueOf(e.getMessage())), Optional.of(e.delay()));
+          Outcome.nack(
+              RelayClient.truncate(String.valueOf(e.getMessage())), Optional.of(e.delay()));
+    } catch (JobFailedException e) {
+      outcome =
+          Outcome.nack(RelayClient.truncate(String.valueOf(e.getMessage())), Optional.empty());
+    } catch (ReleaseJobException e) {
+      outcome = Outcome.RELEASE;
     } catch (Exception e) {
       outcome = failed(e);
     } catch (Error e) {
@@ -124,7 +142,7 @@ final class JobRun {
   /** Logs and reports a handler's failure; the NACK it leads to carries its stack trace. */
   private Outcome failed(Throwable e) {
     worker.handlerFailed(job, e);
-    return new Outcome(false, FailureText.of(e), Optional.empty());
+    return Outcome.nack(FailureText.of(e), Optional.empty());
   }
 
   /**
@@ -171,12 +189,23 @@ final class JobRun {
     if (thread != null) {
       thread.interrupt();
     }
-    settle(new Outcome(false, reason, Optional.empty()));
+    settle(Outcome.nack(reason, Optional.empty()));
   }
 
   private void settle(Outcome outcome) {
     if (job.leaseLost()) {
       finish();
+      return;
+    }
+    if (outcome.release()) {
+      // Not released by this call: the lease was lost, or shutdown is giving it back, meanwhile.
+      release()
+          .thenAccept(
+              released -> {
+                if (!released) {
+                  finish();
+                }
+              });
       return;
     }
     CompletableFuture<Void> sent =
@@ -280,8 +309,9 @@ final class JobRun {
   }
 
   /**
-   * Gives the job back at shutdown: marks the lease lost (so a late handler result is dropped) and
-   * sends RELEASE; completes with whether the server took it back.
+   * Gives the job back at shutdown, or when the handler threw {@link ReleaseJobException}: marks
+   * the lease lost (so a late handler result is dropped) and sends RELEASE; completes with whether
+   * the server took it back.
    */
   CompletableFuture<Boolean> release() {
     synchronized (this) {

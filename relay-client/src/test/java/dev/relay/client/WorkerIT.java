@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -310,5 +311,70 @@ final class WorkerIT {
         RelayClient.await(client.lease(List.of("stop"), 3, SHORT_LEASE, Duration.ZERO));
     assertThat(again).extracting(Job::id).containsExactlyInAnyOrderElementsOf(ids);
     assertThat(again).extracting(Job::attempt).containsOnly(1);
+  }
+
+  @Test
+  void a_handler_throwing_job_failed_nacks_with_exactly_its_message_and_reports_no_failure()
+      throws Exception {
+    RelayClient client = client();
+    long id = client.enqueueAndWait(JobSpecs.builder("failed", new byte[0]).maxAttempts(1).build());
+    AtomicInteger failuresReported = new AtomicInteger();
+    Worker worker =
+        Worker.builder(client)
+            .queues("failed")
+            .leaseDuration(SHORT_LEASE)
+            .pollWait(Duration.ofSeconds(1))
+            .handler(
+                job -> {
+                  throw new JobFailedException("exit 3: disk full");
+                })
+            .listener(
+                new WorkerListener() {
+                  @Override
+                  public void handlerFailed(Job job, Throwable error) {
+                    failuresReported.incrementAndGet();
+                  }
+                })
+            .build();
+    toClose.add(worker);
+    worker.start();
+
+    Await.until(
+        () -> RelayClient.await(client.inspect(id)).state() == JobState.DEAD,
+        "job " + id + " dead");
+
+    assertThat(RelayClient.await(client.inspect(id)).lastError()).contains("exit 3: disk full");
+    assertThat(failuresReported).hasValue(0);
+  }
+
+  @Test
+  void a_handler_throwing_release_job_gives_the_job_back_without_spending_its_attempt()
+      throws Exception {
+    RelayClient client = client();
+    long id = enqueue(client, "give-back", 1).get(0);
+    Recorder recorder = new Recorder();
+    List<Integer> attemptsSeen = new CopyOnWriteArrayList<>();
+    Worker worker =
+        worker(
+            client,
+            "give-back",
+            1,
+            job -> {
+              attemptsSeen.add(job.attempt());
+              if (attemptsSeen.size() == 1) {
+                throw new ReleaseJobException("stopping");
+              }
+            },
+            recorder);
+    toClose.add(worker);
+    worker.start();
+
+    Await.until(() -> recorder.ackedTotal.get() == 1, "the job acked");
+
+    assertThat(recorder.released).containsExactly(id);
+    assertThat(attemptsSeen).containsExactly(1, 1);
+    JobDetails job = RelayClient.await(client.inspect(id));
+    assertThat(job.attempts()).isEqualTo(1);
+    assertThat(job.failures()).isZero();
   }
 }

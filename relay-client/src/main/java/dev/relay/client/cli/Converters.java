@@ -34,6 +34,21 @@ final class Converters {
     }
   }
 
+  /** The shortest exact form the converter reads back: {@code 5s}, {@code 150ms}, {@code 2m}. */
+  static String format(Duration d) {
+    long millis = d.toMillis();
+    if (millis != 0 && millis % 86_400_000 == 0) {
+      return millis / 86_400_000 + "d";
+    }
+    if (millis != 0 && millis % 3_600_000 == 0) {
+      return millis / 3_600_000 + "h";
+    }
+    if (millis != 0 && millis % 60_000 == 0) {
+      return millis / 60_000 + "m";
+    }
+    return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
+  }
+
   /** An ISO-8601 instant such as {@code 2026-01-31T12:00:00Z}. */
   static final class InstantConverter implements ITypeConverter<Instant> {
     @Override

@@ -23,8 +23,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code relay} admin command line: enqueue jobs, read stats, inspect and requeue jobs, pause
- * queues and back up a live server. Exit codes: 0 ok, 1 the server refused the request, 2 usage
- * error, 3 cannot connect or a retryable failure. Errors are one line on stderr.
+ * queues, back up a live server, and run a command for each job ({@code relay work}). Exit codes: 0
+ * ok, 1 the server refused the request, 2 usage error, 3 cannot connect or a retryable failure.
+ * Errors are one line on stderr.
  */
 @Command(
     name = "relay",
@@ -40,7 +41,8 @@ import picocli.CommandLine.Spec;
       PauseCommand.class,
       ResumeCommand.class,
       DeleteQueueCommand.class,
-      BackupCommand.class
+      BackupCommand.class,
+      WorkCommand.class
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {

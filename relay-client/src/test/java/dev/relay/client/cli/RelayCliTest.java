@@ -114,4 +114,30 @@ final class RelayCliTest {
     assertThat(Table.age(7_620_000)).isEqualTo("2h 07m");
     assertThat(Table.age(273_600_000)).isEqualTo("3d 04h");
   }
+
+  @Test
+  void work_without_a_command_is_a_usage_error() {
+    Run run = run("work", "--queue", "q");
+
+    assertThat(run.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(run.err()).contains("COMMAND").contains("relay work --help");
+  }
+
+  @Test
+  void work_with_concurrency_past_its_range_is_a_usage_error_before_connecting() throws Exception {
+    Run run =
+        run(
+            "--server",
+            "127.0.0.1:" + closedPort(),
+            "work",
+            "--queue",
+            "q",
+            "--concurrency",
+            "257",
+            "--",
+            "true");
+
+    assertThat(run.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(run.err()).isEqualTo("relay: error: --concurrency must be in [1, 256], was 257\n");
+  }
 }
