@@ -248,7 +248,10 @@ final class WorkerProtocolIT {
               }
             });
     answer.start();
-    ShutdownReport report = worker.shutdown(Duration.ofMillis(500));
+    // The handler never ends, so shutdown waits out the grace less its release reserve (a fifth):
+    // 5 s leaves the release reply 1 s, which a loaded machine needs (500 ms left it 100 ms, and a
+    // busy run missed that).
+    ShutdownReport report = worker.shutdown(Duration.ofSeconds(5));
     answer.join();
 
     assertThat(report).isEqualTo(new ShutdownReport(0, 1, 0));
