@@ -4,13 +4,15 @@ import dev.relay.client.RelayClient;
 import dev.relay.server.store.CommitMode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The default scenario's group-commit server two ways in one run: with the JVM's own sizing and
- * with the daemon options of {@code bin/relay-server} ({@link DaemonJvmOptions}). Both processes
- * live through the same warm-up and the same end-to-end drains, interleaved with the order swapped
- * every repetition, so the throughput ratio compares like with like on a noisy machine. Each
- * server's peak resident set over its whole life is the memory figure.
+ * with the daemon defaults of {@code bin/relay-server} ({@link LauncherDefaults}: its JVM options
+ * and the environment it exports). Both processes live through the same warm-up and the same
+ * end-to-end drains, interleaved with the order swapped every repetition, so the throughput ratio
+ * compares like with like on a noisy machine. Each server's peak resident set over its whole life
+ * is the memory figure.
  */
 final class MemoryScenario extends ScenarioRun {
   static final String DEFAULT_SIZING = "memory.defaultSizing";
@@ -34,10 +36,14 @@ final class MemoryScenario extends ScenarioRun {
   @Override
   void run() {
     report.load("memory.start");
-    List<String> daemon = daemonOptions(DaemonJvmOptions.fromLauncher(), config.serverJvmOptions());
+    LauncherDefaults launcher = LauncherDefaults.fromLauncher();
+    List<String> daemon = daemonOptions(launcher.jvmOptions(), config.serverJvmOptions());
+    Map<String, String> environment = launcher.environmentOver(System.getenv());
     report.note("memory: daemon JVM options " + String.join(" ", daemon));
+    report.note("memory: daemon environment added " + environment);
     try (ServerProcess sized = startServer(CommitMode.GROUP);
-        ServerProcess small = ServerProcess.start(CommitMode.GROUP, daemon, config.workDir());
+        ServerProcess small =
+            ServerProcess.start(CommitMode.GROUP, daemon, environment, config.workDir());
         RelayClient sizedAdmin = sized.connect("bench-admin");
         RelayClient smallAdmin = small.connect("bench-admin");
         RssSampler rss = new RssSampler(sized.pid(), small.pid())) {
