@@ -46,7 +46,7 @@ public final class BenchMain implements Callable<Integer> {
       names = "--scenario",
       defaultValue = "default",
       description = {
-        "Comma-separated: default, threads, backlog, overload, or all.",
+        "Comma-separated: default, threads, backlog, overload, memory, or all.",
         "Default: ${DEFAULT-VALUE}."
       })
   String scenarios;
@@ -146,7 +146,9 @@ public final class BenchMain implements Callable<Integer> {
   @Option(
       names = "--server-jvm-opts",
       defaultValue = "",
-      description = "Extra JVM options of the server and store-only JVMs, space-separated.")
+      description =
+          "Extra JVM options of the server and store-only JVMs, space-separated (in the memory"
+              + " scenario after the launcher's own for its daemon server).")
   String serverJvmOptions;
 
   @Option(
@@ -237,6 +239,7 @@ public final class BenchMain implements Callable<Integer> {
       case THREADS -> new ThreadsScenario(config, report).run();
       case BACKLOG -> new BacklogScenario(config, report).run();
       case OVERLOAD -> new OverloadScenario(config, report).run();
+      case MEMORY -> new MemoryScenario(config, report).run();
     }
   }
 

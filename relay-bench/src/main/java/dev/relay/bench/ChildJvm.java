@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -31,6 +32,17 @@ final class ChildJvm {
    */
   static Process start(
       List<String> jvmOptions, String mainClass, List<String> args, Path log, boolean pipeStdout) {
+    return start(jvmOptions, Map.of(), mainClass, args, log, pipeStdout);
+  }
+
+  /** The same, with {@code environment} added to this harness's own. */
+  static Process start(
+      List<String> jvmOptions,
+      Map<String, String> environment,
+      String mainClass,
+      List<String> args,
+      Path log,
+      boolean pipeStdout) {
     List<String> command = new ArrayList<>();
     command.add(tool("java").toString());
     command.addAll(jvmOptions);
@@ -39,6 +51,7 @@ final class ChildJvm {
     command.add(mainClass);
     command.addAll(args);
     ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().putAll(environment);
     builder.redirectError(log.toFile());
     if (!pipeStdout) {
       builder.redirectErrorStream(true).redirectOutput(log.toFile());

@@ -17,7 +17,12 @@ enum Scenario {
   /** Claim cost with 1,000,000 jobs waiting against 5,000. */
   BACKLOG,
   /** Producers outpace workers for a while: depth grows on disk, server memory should not. */
-  OVERLOAD;
+  OVERLOAD,
+  /**
+   * The default scenario's group-commit server with the JVM's default sizing and with the
+   * launcher's daemon options, interleaved: peak resident memory and throughput of each.
+   */
+  MEMORY;
 
   /** Parses a comma-separated list such as {@code default,backlog}, or {@code all}. */
   static List<Scenario> parseList(String text) {

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * A real relay-server daemon in its own JVM, on 127.0.0.1 with a port the OS picked and a fresh
@@ -38,6 +39,15 @@ final class ServerProcess implements AutoCloseable {
 
   /** Starts a server in a new directory under {@code workDir} and waits until it listens. */
   static ServerProcess start(CommitMode commitMode, List<String> jvmOptions, Path workDir) {
+    return start(commitMode, jvmOptions, Map.of(), workDir);
+  }
+
+  /** The same, with {@code environment} added to this harness's own. */
+  static ServerProcess start(
+      CommitMode commitMode,
+      List<String> jvmOptions,
+      Map<String, String> environment,
+      Path workDir) {
     Path dir = createDirectory(workDir, "relay-bench-server-");
     Path portFile = dir.resolve("port");
     Path log = dir.resolve("server.log");
@@ -54,7 +64,8 @@ final class ServerProcess implements AutoCloseable {
                 commitMode.name().toLowerCase(Locale.ROOT).replace('_', '-'),
                 "--shutdown-grace",
                 "5s"));
-    Process process = ChildJvm.start(jvmOptions, RelayServerMain.class.getName(), args, log, false);
+    Process process =
+        ChildJvm.start(jvmOptions, environment, RelayServerMain.class.getName(), args, log, false);
     try {
       return new ServerProcess(process, dir, awaitPort(process, portFile, log), commitMode);
     } catch (RuntimeException e) {

@@ -84,7 +84,7 @@ class BenchSmokeIT {
       assertThat(machine.get(field).asText()).as(field).isNotBlank();
     }
     assertThat(report.get("configuration").get("jobs").asInt()).isEqualTo(200);
-    assertThat(report.get("loadAverage1m").size()).isEqualTo(8);
+    assertThat(report.get("loadAverage1m").size()).isEqualTo(10);
 
     JsonNode figures = report.get("figures");
     assertThat(fieldNames(figures)).containsAll(expectedFigures());
@@ -118,11 +118,12 @@ class BenchSmokeIT {
             "ratio.group.e2eOverStoreOnly",
             "ratio.group.e2eOverFsync",
             "ratio.backlog.deepOverShallow",
-            "ratio.threads.total4OverTotal1");
+            "ratio.threads.total4OverTotal1",
+            "ratio.memory.daemonOverDefaultSizing");
     for (String name : fieldNames(ratios)) {
       assertThat(ratios.get(name).get("value").asDouble()).as(name).isPositive();
     }
-    assertThat(report.get("targets")).hasSize(5);
+    assertThat(report.get("targets")).hasSize(7);
     for (JsonNode target : report.get("targets")) {
       assertThat(target.get("met").isBoolean()).isTrue();
     }
@@ -141,8 +142,18 @@ class BenchSmokeIT {
       names.add(prefix + ".jobsPerCommit");
     }
     for (String prefix :
-        List.of("threads.total1", "threads.total4", "backlog.shallow", "backlog.deep")) {
+        List.of(
+            "threads.total1",
+            "threads.total4",
+            "backlog.shallow",
+            "backlog.deep",
+            "memory.defaultSizing",
+            "memory.daemon")) {
       DRAIN_FIGURES.forEach(f -> names.add(prefix + "." + f));
+    }
+    for (String prefix : List.of("memory.defaultSizing", "memory.daemon")) {
+      names.add(prefix + ".server.peakRssMiB");
+      names.add(prefix + ".server.liveHeapMiB");
     }
     names.addAll(
         List.of(
