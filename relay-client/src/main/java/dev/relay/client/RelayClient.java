@@ -239,15 +239,15 @@ public final class RelayClient implements AutoCloseable {
   }
 
   /**
-   * Leases up to {@code maxJobs} jobs from {@code queues}, waiting up to {@code wait} for one to be
+   * Leases up to {@code jobsMax} jobs from {@code queues}, waiting up to {@code wait} for one to be
    * available; completes with no job when the wait ended without one. The request timeout is
    * extended by {@code wait}. Nothing renews these leases: settle each job with {@link #ack},
    * {@link #nack}, {@link #release} or {@link #renew} and its {@link Job#token()} before {@link
    * Job#leaseExpiresAt()}, or use a {@link Worker}, which does all of that.
    */
   public CompletableFuture<List<Job>> lease(
-      List<String> queues, int maxJobs, Duration leaseDuration, Duration wait) {
-    Lease lease = new Lease(queues, maxJobs, leaseDuration.toMillis(), wait.toMillis());
+      List<String> queues, int jobsMax, Duration leaseDuration, Duration wait) {
+    Lease lease = new Lease(queues, jobsMax, leaseDuration.toMillis(), wait.toMillis());
     return send(lease, Leased.class, wait)
         .thenApply(leased -> leased.jobs().stream().map(Job::new).toList());
   }

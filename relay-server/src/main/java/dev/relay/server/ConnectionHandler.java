@@ -203,9 +203,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     LeaseRequest request =
         new LeaseRequest(
             queues,
-            lease.maxJobs(),
+            lease.jobsMax(),
             Duration.ofMillis(lease.leaseMillis()),
-            LeaseBudget.payloadBytes(server.limits().frameBytesMax(), lease.maxJobs()));
+            LeaseBudget.payloadBytes(server.limits().frameBytesMax(), lease.jobsMax()));
     new PendingLease(
             server,
             ctx.channel(),
@@ -217,8 +217,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
   private String checkLease(Lease lease) {
     ServerLimits limits = server.limits();
-    if (lease.maxJobs() > limits.jobsPerLeaseMax()) {
-      return "maxJobs must be in [1, " + limits.jobsPerLeaseMax() + "], was " + lease.maxJobs();
+    if (lease.jobsMax() > limits.jobsPerLeaseMax()) {
+      return "jobsMax must be in [1, " + limits.jobsPerLeaseMax() + "], was " + lease.jobsMax();
     }
     if (lease.waitMillis() > limits.waitMax().toMillis()) {
       return "waitMillis must be in [0, "

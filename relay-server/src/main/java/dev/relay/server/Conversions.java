@@ -44,7 +44,7 @@ final class Conversions {
         JobState.valueOf(v.state().name()),
         v.priority(),
         u16(v.attempts()),
-        v.maxAttempts(),
+        v.attemptsMax(),
         v.fencingNumber(),
         u16(v.expiries()),
         u16(v.failures()),

@@ -166,11 +166,15 @@ final class RequestDispatcher {
               + payloadBytesMax
               + ")");
     }
-    int attemptsMax = server.config().store().attemptsMax();
-    if (spec.maxAttempts() > attemptsMax) {
+    int serverAttemptsMax = server.config().store().attemptsMax();
+    if (spec.attemptsMax() > serverAttemptsMax) {
       return Replies.error(
           ErrorCode.INVALID_ARGUMENT,
-          "maxAttempts " + spec.maxAttempts() + " exceeds attemptsMax (" + attemptsMax + ")");
+          "attemptsMax "
+              + spec.attemptsMax()
+              + " exceeds the server's --attempts-max ("
+              + serverAttemptsMax
+              + ")");
     }
     long aheadMillis =
         switch (spec.scheduleKind()) {
@@ -201,7 +205,7 @@ final class RequestDispatcher {
         spec.payload().toBytes(),
         spec.priority(),
         availableAt,
-        spec.maxAttempts(),
+        spec.attemptsMax(),
         spec.idempotencyKey().orElse(null),
         spec.type(),
         spec.headers());

@@ -80,7 +80,7 @@ public final class JobStore implements AutoCloseable {
         : writer.submit(new EnqueueCommand(jobs));
   }
 
-  /** Claims up to {@code maxJobs} jobs from the request's unpaused queues. */
+  /** Claims up to {@code jobsMax} jobs from the request's unpaused queues. */
   public CompletableFuture<LeaseResult> lease(LeaseRequest request) {
     StoreException refusal = Requests.checkLease(request, config);
     return refusal != null
@@ -243,7 +243,7 @@ public final class JobStore implements AutoCloseable {
   /**
    * Housekeeping: returns expired leases to ready (after backoff) or to dead, in writer commands of
    * {@link LeaseExpiry#EXPIRE_BATCH_MAX} until none is left. Blocks until done; runs on the
-   * housekeeping thread every {@code expirySweepInterval} and is callable directly from tests.
+   * housekeeping thread every {@code expiryInterval} and is callable directly from tests.
    */
   public ExpiryResult expireLeases() {
     long requeued = 0;

@@ -51,7 +51,7 @@ final class LeaseCommands {
 
   /** The lease columns of one job, read before deciding. */
   private record Lease(
-      String queue, JobState state, byte[] token, long expiresAt, int attempts, int maxAttempts) {}
+      String queue, JobState state, byte[] token, long expiresAt, int attempts, int attemptsMax) {}
 
   private LeaseCommands() {}
 
@@ -84,7 +84,7 @@ final class LeaseCommands {
         return verdict;
       }
       long now = context.now();
-      boolean exhausted = lease.attempts() >= lease.maxAttempts();
+      boolean exhausted = lease.attempts() >= lease.attemptsMax();
       long delay =
           retryDelayOrNull != null
               ? retryDelayOrNull.toMillis()

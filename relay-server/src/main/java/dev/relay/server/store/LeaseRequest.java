@@ -8,12 +8,12 @@ import java.util.Objects;
  * A worker's request for jobs.
  *
  * @param queues queues to lease from, 1 to {@link StoreLimits#LEASE_QUEUES_MAX}
- * @param maxJobs at most this many jobs, 1 to {@link StoreLimits#LEASE_JOBS_MAX}
+ * @param jobsMax at most this many jobs, 1 to {@link StoreLimits#LEASE_JOBS_MAX}
  * @param leaseDuration how long the leases last; within the configured lease duration bounds
  * @param payloadBytesBudget stop before the payloads' total would exceed this (one job always fits)
  */
 public record LeaseRequest(
-    List<String> queues, int maxJobs, Duration leaseDuration, long payloadBytesBudget) {
+    List<String> queues, int jobsMax, Duration leaseDuration, long payloadBytesBudget) {
 
   public LeaseRequest {
     queues = List.copyOf(queues);

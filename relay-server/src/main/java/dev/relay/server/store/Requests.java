@@ -42,12 +42,12 @@ final class Requests {
     if (job.priority() < NewJob.PRIORITY_MIN || job.priority() > NewJob.PRIORITY_MAX) {
       return invalid("priority must be in [0, 3], was " + job.priority());
     }
-    if (job.maxAttemptsOrZero() < 0 || job.maxAttemptsOrZero() > config.attemptsMax()) {
+    if (job.attemptsMaxOrZero() < 0 || job.attemptsMaxOrZero() > config.attemptsMax()) {
       return invalid(
-          "maxAttempts must be in [1, "
+          "attemptsMax must be in [1, "
               + config.attemptsMax()
               + "] or 0 for the default, was "
-              + job.maxAttemptsOrZero());
+              + job.attemptsMaxOrZero());
     }
     Instant at = job.availableAtOrNull();
     if (at != null && (at.isBefore(Instant.EPOCH) || at.isAfter(AVAILABLE_AT_MAX))) {
@@ -114,9 +114,9 @@ final class Requests {
         return refusal;
       }
     }
-    if (request.maxJobs() < 1 || request.maxJobs() > StoreLimits.LEASE_JOBS_MAX) {
+    if (request.jobsMax() < 1 || request.jobsMax() > StoreLimits.LEASE_JOBS_MAX) {
       return invalid(
-          "maxJobs must be in [1, " + StoreLimits.LEASE_JOBS_MAX + "], was " + request.maxJobs());
+          "jobsMax must be in [1, " + StoreLimits.LEASE_JOBS_MAX + "], was " + request.jobsMax());
     }
     if (request.payloadBytesBudget() < 1) {
       return invalid("payloadBytesBudget must be at least 1, was " + request.payloadBytesBudget());

@@ -32,8 +32,8 @@ class JobTypesTest {
   @TempDir Path dir;
   final TestClock clock = new TestClock();
 
-  private static NewJob typed(String queue, String type, List<Header> headers, int maxAttempts) {
-    return new NewJob(queue, bytes("payload"), 0, null, maxAttempts, null, type, headers);
+  private static NewJob typed(String queue, String type, List<Header> headers, int attemptsMax) {
+    return new NewJob(queue, bytes("payload"), 0, null, attemptsMax, null, type, headers);
   }
 
   @Test

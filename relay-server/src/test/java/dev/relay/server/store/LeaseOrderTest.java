@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Which jobs a claim picks: lowest effective class (priority minus full minutes waited), then the
- * job available first, then the lowest id; at most maxJobs and within the payload budget.
+ * job available first, then the lowest id; at most jobsMax and within the payload budget.
  */
 class LeaseOrderTest {
   @TempDir Path dir;

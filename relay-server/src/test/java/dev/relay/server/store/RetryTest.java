@@ -32,8 +32,8 @@ class RetryTest {
     store.close();
   }
 
-  private long enqueueWithAttempts(int maxAttempts) {
-    return join(store.enqueue(new NewJob("q", bytes("p"), 0, null, maxAttempts, null))).jobId();
+  private long enqueueWithAttempts(int attemptsMax) {
+    return join(store.enqueue(new NewJob("q", bytes("p"), 0, null, attemptsMax, null))).jobId();
   }
 
   @Test
