@@ -1,5 +1,6 @@
 package dev.relay.client;
 
+import dev.relay.protocol.DurationText;
 import dev.relay.protocol.ErrorCode;
 import java.time.Duration;
 import java.time.Instant;
@@ -166,7 +167,7 @@ final class JobRun {
       }
     }
     Duration timeout = worker.config().handlerTimeout().orElseThrow();
-    String reason = "handler timed out after " + OptionChecks.format(timeout);
+    String reason = "handler timed out after " + DurationText.format(timeout);
     worker.handlerFailed(job, new TimeoutException(reason));
     if (thread != null) {
       thread.interrupt();

@@ -1,6 +1,7 @@
 package dev.relay.server.store;
 
 import dev.relay.protocol.Headers;
+import dev.relay.protocol.Ranges;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -126,7 +127,7 @@ final class Requests {
 
   static StoreException checkLeaseDuration(Duration duration, StoreConfig config) {
     try {
-      ConfigChecks.inRange(
+      Ranges.inRange(
           "leaseDuration", duration, config.leaseDurationMin(), config.leaseDurationMax());
       return null;
     } catch (IllegalArgumentException e) {
@@ -139,7 +140,7 @@ final class Requests {
       return null;
     }
     try {
-      ConfigChecks.inRange("retryDelay", delayOrNull, Duration.ZERO, StoreLimits.RETRY_DELAY_MAX);
+      Ranges.inRange("retryDelay", delayOrNull, Duration.ZERO, StoreLimits.RETRY_DELAY_MAX);
       return null;
     } catch (IllegalArgumentException e) {
       return invalid(e.getMessage());

@@ -1,7 +1,7 @@
 package dev.relay.server.store;
 
-import static dev.relay.server.store.ConfigChecks.inRange;
-import static dev.relay.server.store.ConfigChecks.zeroOrInRange;
+import static dev.relay.protocol.Ranges.inRange;
+import static dev.relay.protocol.Ranges.zeroOrInRange;
 
 import java.nio.file.Path;
 import java.time.Duration;
