@@ -14,6 +14,7 @@ import dev.relay.protocol.EnqueuedBatch;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.Inspect;
 import dev.relay.protocol.JobSpec;
+import dev.relay.protocol.Lease;
 import dev.relay.protocol.Nack;
 import dev.relay.protocol.Ok;
 import dev.relay.protocol.Pause;
@@ -26,9 +27,11 @@ import dev.relay.protocol.Requeued;
 import dev.relay.protocol.Response;
 import dev.relay.protocol.Resume;
 import dev.relay.protocol.Stats;
+import dev.relay.server.store.LeaseRequest;
 import dev.relay.server.store.NewJob;
 import dev.relay.server.store.Outcome;
 import dev.relay.server.store.QueueDeletion;
+import io.netty.channel.Channel;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -38,10 +41,11 @@ import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 /**
- * Turns each request other than HELLO and LEASE into one store call and its answer.
+ * Turns each request other than HELLO into one store call and the future of its answer; a LEASE
+ * that finds no job parks as a long-poll ({@link PendingLease}) and completes its future later.
  *
- * <p>The store completes futures on its writer thread; every conversion here runs on the
- * connection's event loop ({@code loop}) instead, so the writer only commits and the handler can
+ * <p>Called on the connection's event loop. The store completes futures on its writer thread; every
+ * conversion here runs on the event loop instead, so the writer only commits and the handler can
  * write the answer directly.
  */
 final class RequestDispatcher {
@@ -53,9 +57,12 @@ final class RequestDispatcher {
     this.stats = new StatsReport(server);
   }
 
-  CompletableFuture<Response> dispatch(Request request, Executor loop) {
+  CompletableFuture<Response> dispatch(Request request, Channel channel) {
+    Executor loop = channel.eventLoop();
     // Java 17 has no pattern matching for switch; the sealed Request type keeps this list honest.
-    if (request instanceof Enqueue e) {
+    if (request instanceof Lease l) {
+      return lease(l, channel);
+    } else if (request instanceof Enqueue e) {
       return enqueue(e.job(), loop);
     } else if (request instanceof EnqueueBatch b) {
       return enqueueBatch(b.jobs(), loop);
@@ -209,6 +216,38 @@ final class RequestDispatcher {
         spec.idempotencyKey().orElse(null),
         spec.type(),
         spec.headers());
+  }
+
+  /**
+   * Checks the server's limits, then asks the store, parking as a long-poll while none is ready.
+   */
+  private CompletableFuture<Response> lease(Lease lease, Channel channel) {
+    String invalid = checkLease(lease);
+    if (invalid != null) {
+      return invalid(invalid);
+    }
+    List<String> queues = lease.queues().stream().distinct().toList();
+    LeaseRequest request =
+        new LeaseRequest(
+            queues,
+            lease.jobsMax(),
+            Duration.ofMillis(lease.leaseMillis()),
+            LeaseBudget.payloadBytes(server.limits().frameBytesMax(), lease.jobsMax()));
+    return new PendingLease(server, channel, request, lease.waitMillis()).start();
+  }
+
+  private String checkLease(Lease lease) {
+    ServerLimits limits = server.limits();
+    if (lease.jobsMax() > limits.jobsPerLeaseMax()) {
+      return "jobsMax must be in [1, " + limits.jobsPerLeaseMax() + "], was " + lease.jobsMax();
+    }
+    if (lease.waitMillis() > limits.waitMax().toMillis()) {
+      return "waitMillis must be in [0, "
+          + limits.waitMax().toMillis()
+          + "], was "
+          + lease.waitMillis();
+    }
+    return LeaseLimits.check(server.config().store(), Duration.ofMillis(lease.leaseMillis()));
   }
 
   private CompletableFuture<Response> nack(Nack n, Executor loop) {
