@@ -161,7 +161,11 @@ final class RequestDispatcher {
         loop);
   }
 
-  /** The answer for a job the server's limits refuse, or null when it may be enqueued. */
+  /**
+   * The answer for a job the server's own limits refuse (payload size, schedule horizon), or null
+   * when it may go to the store, which checks its own ({@code attemptsMax} against {@code
+   * --attempts-max}, queue depth).
+   */
   private Response check(JobSpec spec, Instant now) {
     int payloadBytesMax = server.limits().payloadBytesMax();
     if (spec.payload().size() > payloadBytesMax) {
@@ -171,16 +175,6 @@ final class RequestDispatcher {
               + spec.payload().size()
               + " bytes exceeds payloadBytesMax ("
               + payloadBytesMax
-              + ")");
-    }
-    int serverAttemptsMax = server.config().store().attemptsMax();
-    if (spec.attemptsMax() > serverAttemptsMax) {
-      return Replies.error(
-          ErrorCode.INVALID_ARGUMENT,
-          "attemptsMax "
-              + spec.attemptsMax()
-              + " exceeds the server's --attempts-max ("
-              + serverAttemptsMax
               + ")");
     }
     long aheadMillis =
@@ -219,35 +213,30 @@ final class RequestDispatcher {
   }
 
   /**
-   * Checks the server's limits, then asks the store, parking as a long-poll while none is ready.
+   * Checks the server's operating limits (jobs per lease, longest wait), then asks the store,
+   * parking as a long-poll while no job is ready. The wire shape was checked when the frame was
+   * decoded; the lease duration bounds are the store's and it checks them.
    */
   private CompletableFuture<Response> lease(Lease lease, Channel channel) {
-    String invalid = checkLease(lease);
-    if (invalid != null) {
-      return invalid(invalid);
-    }
-    List<String> queues = lease.queues().stream().distinct().toList();
-    LeaseRequest request =
-        new LeaseRequest(
-            queues,
-            lease.jobsMax(),
-            Duration.ofMillis(lease.leaseMillis()),
-            LeaseBudget.payloadBytes(server.limits().frameBytesMax(), lease.jobsMax()));
-    return new PendingLease(server, channel, request, lease.waitMillis()).start();
-  }
-
-  private String checkLease(Lease lease) {
     ServerLimits limits = server.limits();
     if (lease.jobsMax() > limits.jobsPerLeaseMax()) {
-      return "jobsMax must be in [1, " + limits.jobsPerLeaseMax() + "], was " + lease.jobsMax();
+      return invalid(
+          "jobsMax must be in [1, " + limits.jobsPerLeaseMax() + "], was " + lease.jobsMax());
     }
     if (lease.waitMillis() > limits.waitMax().toMillis()) {
-      return "waitMillis must be in [0, "
-          + limits.waitMax().toMillis()
-          + "], was "
-          + lease.waitMillis();
+      return invalid(
+          "waitMillis must be in [0, "
+              + limits.waitMax().toMillis()
+              + "], was "
+              + lease.waitMillis());
     }
-    return LeaseLimits.check(server.config().store(), Duration.ofMillis(lease.leaseMillis()));
+    LeaseRequest request =
+        new LeaseRequest(
+            lease.queues(),
+            lease.jobsMax(),
+            Duration.ofMillis(lease.leaseMillis()),
+            LeaseBudget.payloadBytes(limits.frameBytesMax(), lease.jobsMax()));
+    return new PendingLease(server, channel, request, lease.waitMillis()).start();
   }
 
   private CompletableFuture<Response> nack(Nack n, Executor loop) {
@@ -268,10 +257,6 @@ final class RequestDispatcher {
 
   private CompletableFuture<Response> renew(Renew r, Executor loop) {
     Duration lease = Duration.ofMillis(r.leaseMillis());
-    String bad = LeaseLimits.check(server.config().store(), lease);
-    if (bad != null) {
-      return invalid(bad);
-    }
     return answer(
         server.store().renew(r.jobId(), r.token(), lease),
         result ->

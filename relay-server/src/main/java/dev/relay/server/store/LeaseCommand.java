@@ -9,7 +9,6 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.zip.CRC32C;
@@ -81,7 +80,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
 
   /** {@code request} must already be validated against the store's limits. */
   LeaseCommand(LeaseRequest request) {
-    this.queues = List.copyOf(new LinkedHashSet<>(request.queues()));
+    this.queues = request.queues();
     this.jobsMax = request.jobsMax();
     this.leaseMillis = request.leaseDuration().toMillis();
     this.payloadBytesBudget = request.payloadBytesBudget();

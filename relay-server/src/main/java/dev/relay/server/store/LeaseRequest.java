@@ -1,11 +1,13 @@
 package dev.relay.server.store;
 
 import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 
 /**
- * A worker's request for jobs.
+ * A worker's request for jobs. A queue named twice is read once: the names are de-duplicated here,
+ * keeping their order, and nowhere else.
  *
  * @param queues queues to lease from, 1 to {@link StoreLimits#LEASE_QUEUES_MAX}
  * @param jobsMax at most this many jobs, 1 to {@link StoreLimits#LEASE_JOBS_MAX}
@@ -16,7 +18,7 @@ public record LeaseRequest(
     List<String> queues, int jobsMax, Duration leaseDuration, long payloadBytesBudget) {
 
   public LeaseRequest {
-    queues = List.copyOf(queues);
+    queues = List.copyOf(new LinkedHashSet<>(queues));
     Objects.requireNonNull(leaseDuration, "leaseDuration");
   }
 }
