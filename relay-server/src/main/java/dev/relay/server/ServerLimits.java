@@ -94,7 +94,7 @@ public record ServerLimits(
 
   public static final int FRAME_BYTES_MAX_MAX = ProtocolLimits.FRAME_BYTES_MAX;
 
-  public static final int JOBS_PER_LEASE_MAX_DEFAULT = 256;
+  public static final int JOBS_PER_LEASE_MAX_DEFAULT = ProtocolLimits.JOBS_PER_LEASE_MAX;
   public static final int JOBS_PER_LEASE_MAX_MIN = 1;
   public static final int JOBS_PER_LEASE_MAX_MAX = ProtocolLimits.JOBS_PER_LEASE_MAX;
 

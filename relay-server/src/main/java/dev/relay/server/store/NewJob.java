@@ -9,7 +9,7 @@ import java.util.Objects;
  * A job to enqueue. The store validates ranges and answers {@link StoreError#INVALID_ARGUMENT}; the
  * payload array is not copied, so the caller must not change it after handing it over.
  *
- * @param queue queue name, 1 to {@link StoreLimits#QUEUE_NAME_CHARS_MAX} characters
+ * @param queue queue name by the wire's rule ({@link dev.relay.protocol.Names#queue})
  * @param payload opaque job body
  * @param priority class 0 (most urgent) to 3
  * @param availableAtOrNull when the job may first be leased; {@code null} means now

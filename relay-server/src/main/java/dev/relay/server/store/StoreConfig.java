@@ -3,6 +3,7 @@ package dev.relay.server.store;
 import static dev.relay.protocol.Ranges.inRange;
 import static dev.relay.protocol.Ranges.zeroOrInRange;
 
+import dev.relay.protocol.ProtocolLimits;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -79,11 +80,13 @@ public record StoreConfig(
   public static final int ATTEMPTS_DEFAULT_DEFAULT = 5;
 
   public static final int ATTEMPTS_DEFAULT_MIN = 1;
-  public static final int ATTEMPTS_DEFAULT_MAX = 1000;
+  public static final int ATTEMPTS_DEFAULT_MAX = ProtocolLimits.ATTEMPTS_MAX;
 
   public static final int ATTEMPTS_MAX_DEFAULT = 100;
   public static final int ATTEMPTS_MAX_MIN = 1;
-  public static final int ATTEMPTS_MAX_MAX = 1000;
+
+  /** The wire's ceiling on a job's {@code attemptsMax}: the store may not be set to allow more. */
+  public static final int ATTEMPTS_MAX_MAX = ProtocolLimits.ATTEMPTS_MAX;
 
   public static final Duration LEASE_DURATION_MIN_DEFAULT = Duration.ofSeconds(1);
   public static final Duration LEASE_DURATION_MIN_MIN = Duration.ofMillis(100);
