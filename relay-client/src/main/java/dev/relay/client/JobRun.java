@@ -2,6 +2,8 @@ package dev.relay.client;
 
 import dev.relay.protocol.DurationText;
 import dev.relay.protocol.ErrorCode;
+import dev.relay.protocol.ProtocolLimits;
+import dev.relay.protocol.WireText;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
@@ -112,7 +114,9 @@ final class JobRun {
       // An expected outcome the handler chose: its message is the whole story, no stack trace.
       outcome =
           new Outcome(
-              false, RelayClient.truncate(String.valueOf(e.getMessage())), Optional.of(e.delay()));
+              false,
+              WireText.fit(String.valueOf(e.getMessage()), ProtocolLimits.ERROR_TEXT_BYTES_MAX),
+              Optional.of(e.delay()));
     } catch (Exception e) {
       outcome = failed(e);
     } catch (Error e) {
