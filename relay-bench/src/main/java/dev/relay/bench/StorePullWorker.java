@@ -1,5 +1,6 @@
 package dev.relay.bench;
 
+import dev.relay.protocol.ProtocolLimits;
 import dev.relay.server.store.JobStore;
 import dev.relay.server.store.LeaseGrant;
 import dev.relay.server.store.LeaseRequest;
@@ -49,7 +50,8 @@ final class StorePullWorker {
   /** Leases if no lease is outstanding and a permit is free; safe from any thread. */
   void pump() {
     while (running && leasing.compareAndSet(false, true)) {
-      int want = permits.availablePermits();
+      // One lease claims at most the wire's jobs per lease, as for a worker over the network.
+      int want = Math.min(permits.availablePermits(), ProtocolLimits.JOBS_PER_LEASE_MAX);
       if (want > 0 && permits.tryAcquire(want)) {
         store
             .lease(new LeaseRequest(queues, want, LEASE_DURATION, PAYLOAD_BYTES_BUDGET))

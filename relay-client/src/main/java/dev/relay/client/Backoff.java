@@ -10,7 +10,7 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 final class Backoff {
   private final long minNanos;
-  private final long maxNanos;
+  private final long nanosMax;
 
   Backoff(Duration min, Duration max) {
     if (min.isNegative() || min.isZero() || max.compareTo(min) < 0) {
@@ -18,7 +18,7 @@ final class Backoff {
           "backoff must satisfy 0 < min <= max, was [" + min + ", " + max + "]");
     }
     this.minNanos = min.toNanos();
-    this.maxNanos = max.toNanos();
+    this.nanosMax = max.toNanos();
   }
 
   /** The delay before retry number {@code attempt} (0 for the first retry), in nanoseconds. */
@@ -31,9 +31,9 @@ final class Backoff {
   /** The un-jittered delay of retry {@code attempt}: {@code min * 2^attempt}, capped at max. */
   long ceilingNanos(int attempt) {
     int shift = Math.min(Math.max(attempt, 0), 62);
-    if (minNanos > (maxNanos >> shift)) {
-      return maxNanos;
+    if (minNanos > (nanosMax >> shift)) {
+      return nanosMax;
     }
-    return Math.min(maxNanos, minNanos << shift);
+    return Math.min(nanosMax, minNanos << shift);
   }
 }

@@ -1,6 +1,8 @@
 package dev.relay.client;
 
+import dev.relay.protocol.DurationText;
 import dev.relay.protocol.ProtocolLimits;
+import dev.relay.protocol.Ranges;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -79,14 +81,14 @@ public final class ClientOptions {
     this.callbackExecutor = b.callbackExecutor;
     this.callbackThreadsMax = b.callbackThreadsMax;
     this.interceptors = List.copyOf(b.interceptors);
-    OptionChecks.range("interceptors", interceptors.size(), 0, INTERCEPTORS_MAX);
+    Ranges.inRange("interceptors", interceptors.size(), 0, INTERCEPTORS_MAX);
     Objects.requireNonNull(host, "host");
     if (host.isBlank()) {
       throw new IllegalArgumentException("host must not be blank");
     }
-    OptionChecks.range("port", port, PORT_MIN, PORT_MAX);
+    Ranges.inRange("port", port, PORT_MIN, PORT_MAX);
     Objects.requireNonNull(clientName, "clientName");
-    OptionChecks.range(
+    Ranges.inRange(
         "clientName bytes",
         clientName.getBytes(StandardCharsets.UTF_8).length,
         0,
@@ -94,29 +96,29 @@ public final class ClientOptions {
     Objects.requireNonNull(authToken, "authToken");
     authToken.ifPresent(
         t ->
-            OptionChecks.range(
+            Ranges.inRange(
                 "authToken bytes",
                 t.getBytes(StandardCharsets.UTF_8).length,
                 1,
                 ProtocolLimits.AUTH_TOKEN_BYTES_MAX));
     Objects.requireNonNull(tlsTrustFile, "tlsTrustFile");
-    OptionChecks.range("connectTimeout", connectTimeout, CONNECT_TIMEOUT_MIN, CONNECT_TIMEOUT_MAX);
-    OptionChecks.range("requestTimeout", requestTimeout, REQUEST_TIMEOUT_MIN, REQUEST_TIMEOUT_MAX);
-    OptionChecks.range(
+    Ranges.inRange("connectTimeout", connectTimeout, CONNECT_TIMEOUT_MIN, CONNECT_TIMEOUT_MAX);
+    Ranges.inRange("requestTimeout", requestTimeout, REQUEST_TIMEOUT_MIN, REQUEST_TIMEOUT_MAX);
+    Ranges.inRange(
         "pendingRequestsMax", pendingRequestsMax, PENDING_REQUESTS_MIN, PENDING_REQUESTS_MAX);
-    OptionChecks.range(
+    Ranges.inRange(
         "reconnectBackoffMin",
         reconnectBackoffMin,
         RECONNECT_BACKOFF_FLOOR,
         RECONNECT_BACKOFF_CEILING);
-    OptionChecks.range(
+    Ranges.inRange(
         "reconnectBackoffMax", reconnectBackoffMax, reconnectBackoffMin, RECONNECT_BACKOFF_CEILING);
-    OptionChecks.range(
+    Ranges.inRange(
         "frameBytesMax",
         frameBytesMax,
         ProtocolLimits.FRAME_BYTES_MIN,
         ProtocolLimits.FRAME_BYTES_MAX);
-    OptionChecks.range(
+    Ranges.inRange(
         "callbackThreadsMax", callbackThreadsMax, CALLBACK_THREADS_MIN, CALLBACK_THREADS_MAX);
   }
 
@@ -312,15 +314,15 @@ public final class ClientOptions {
         + ", tlsTrustFile="
         + tlsTrustFile.map(Path::toString).orElse("<none>")
         + ", connectTimeout="
-        + OptionChecks.format(connectTimeout)
+        + DurationText.format(connectTimeout)
         + ", requestTimeout="
-        + OptionChecks.format(requestTimeout)
+        + DurationText.format(requestTimeout)
         + ", pendingRequestsMax="
         + pendingRequestsMax
         + ", reconnectBackoff=["
-        + OptionChecks.format(reconnectBackoffMin)
+        + DurationText.format(reconnectBackoffMin)
         + ", "
-        + OptionChecks.format(reconnectBackoffMax)
+        + DurationText.format(reconnectBackoffMax)
         + "], frameBytesMax="
         + frameBytesMax
         + "]";

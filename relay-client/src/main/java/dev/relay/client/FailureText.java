@@ -1,6 +1,7 @@
 package dev.relay.client;
 
 import dev.relay.protocol.ProtocolLimits;
+import dev.relay.protocol.WireText;
 
 /**
  * A handler failure as the job's last error: the exception, its first stack frames and its causes,
@@ -37,6 +38,6 @@ final class FailureText {
       }
       current = current.getCause() == current ? null : current.getCause();
     }
-    return RelayClient.truncate(text.toString());
+    return WireText.fit(text.toString(), ProtocolLimits.ERROR_TEXT_BYTES_MAX);
   }
 }

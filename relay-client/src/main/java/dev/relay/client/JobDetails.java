@@ -72,8 +72,8 @@ public final class JobDetails {
   }
 
   /** Attempts it may use before it becomes dead. */
-  public int maxAttempts() {
-    return info.maxAttempts();
+  public int attemptsMax() {
+    return info.attemptsMax();
   }
 
   /** The number of its latest lease; a larger number is a newer lease. */
@@ -161,7 +161,7 @@ public final class JobDetails {
         + ", attempts="
         + attempts()
         + "/"
-        + maxAttempts()
+        + attemptsMax()
         + "]";
   }
 }

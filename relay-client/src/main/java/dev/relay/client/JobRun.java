@@ -1,6 +1,9 @@
 package dev.relay.client;
 
+import dev.relay.protocol.DurationText;
 import dev.relay.protocol.ErrorCode;
+import dev.relay.protocol.ProtocolLimits;
+import dev.relay.protocol.WireText;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
@@ -124,10 +127,13 @@ final class JobRun {
       // An expected outcome the handler chose: its message is the whole story, no stack trace.
       outcome =
           Outcome.nack(
-              RelayClient.truncate(String.valueOf(e.getMessage())), Optional.of(e.delay()));
+              WireText.fit(String.valueOf(e.getMessage()), ProtocolLimits.ERROR_TEXT_BYTES_MAX),
+              Optional.of(e.delay()));
     } catch (JobFailedException e) {
       outcome =
-          Outcome.nack(RelayClient.truncate(String.valueOf(e.getMessage())), Optional.empty());
+          Outcome.nack(
+              WireText.fit(String.valueOf(e.getMessage()), ProtocolLimits.ERROR_TEXT_BYTES_MAX),
+              Optional.empty());
     } catch (ReleaseJobException e) {
       outcome = Outcome.RELEASE;
     } catch (Exception e) {
@@ -184,7 +190,7 @@ final class JobRun {
       }
     }
     Duration timeout = worker.config().handlerTimeout().orElseThrow();
-    String reason = "handler timed out after " + OptionChecks.format(timeout);
+    String reason = "handler timed out after " + DurationText.format(timeout);
     worker.handlerFailed(job, new TimeoutException(reason));
     if (thread != null) {
       thread.interrupt();

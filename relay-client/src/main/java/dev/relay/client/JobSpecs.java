@@ -39,7 +39,7 @@ public final class JobSpecs {
     private int priority = PRIORITY_DEFAULT;
     private ScheduleKind scheduleKind = ScheduleKind.NOW;
     private long scheduleValue;
-    private int maxAttempts = JobSpec.MAX_ATTEMPTS_SERVER_DEFAULT;
+    private int attemptsMax = JobSpec.ATTEMPTS_MAX_SERVER_DEFAULT;
     private Optional<String> idempotencyKey = Optional.empty();
     private String type = "";
     private final List<Header> headers = new ArrayList<>();
@@ -70,8 +70,8 @@ public final class JobSpecs {
     }
 
     /** Leases after which a failing job becomes dead; without it the server's default applies. */
-    public Builder maxAttempts(int maxAttempts) {
-      this.maxAttempts = maxAttempts;
+    public Builder attemptsMax(int attemptsMax) {
+      this.attemptsMax = attemptsMax;
       return this;
     }
 
@@ -114,7 +114,7 @@ public final class JobSpecs {
           priority,
           scheduleKind,
           scheduleValue,
-          maxAttempts,
+          attemptsMax,
           idempotencyKey,
           type,
           headers);

@@ -54,7 +54,7 @@ final class LeaseLoop {
     }
   }
 
-  private void lease(int maxJobs, Optional<Welcome> limits) {
+  private void lease(int jobsMax, Optional<Welcome> limits) {
     WorkerConfig config = worker.config();
     long waitMillis =
         Math.min(
@@ -62,8 +62,8 @@ final class LeaseLoop {
             limits.map(Welcome::waitMillisMax).orElse(Long.MAX_VALUE));
     worker
         .client()
-        .lease(config.queues(), maxJobs, config.leaseDuration(), Duration.ofMillis(waitMillis))
-        .whenComplete((jobs, error) -> onLeased(maxJobs, waitMillis, jobs, error));
+        .lease(config.queues(), jobsMax, config.leaseDuration(), Duration.ofMillis(waitMillis))
+        .whenComplete((jobs, error) -> onLeased(jobsMax, waitMillis, jobs, error));
   }
 
   private void onLeased(int asked, long waitMillis, List<Job> jobs, Throwable error) {

@@ -1,5 +1,6 @@
 package dev.relay.client;
 
+import dev.relay.protocol.DurationText;
 import dev.relay.protocol.Opcode;
 import dev.relay.protocol.Response;
 import io.netty.util.concurrent.EventExecutor;
@@ -101,7 +102,7 @@ final class PendingRequests {
                       + " (request "
                       + Integer.toUnsignedString(id)
                       + ") within "
-                      + OptionChecks.format(timeout)));
+                      + DurationText.format(timeout)));
     }
   }
 

@@ -37,8 +37,8 @@ import dev.relay.protocol.Resume;
 import dev.relay.protocol.Stats;
 import dev.relay.protocol.StatsResult;
 import dev.relay.protocol.Welcome;
+import dev.relay.protocol.WireText;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -239,15 +239,15 @@ public final class RelayClient implements AutoCloseable {
   }
 
   /**
-   * Leases up to {@code maxJobs} jobs from {@code queues}, waiting up to {@code wait} for one to be
+   * Leases up to {@code jobsMax} jobs from {@code queues}, waiting up to {@code wait} for one to be
    * available; completes with no job when the wait ended without one. The request timeout is
    * extended by {@code wait}. Nothing renews these leases: settle each job with {@link #ack},
    * {@link #nack}, {@link #release} or {@link #renew} and its {@link Job#token()} before {@link
    * Job#leaseExpiresAt()}, or use a {@link Worker}, which does all of that.
    */
   public CompletableFuture<List<Job>> lease(
-      List<String> queues, int maxJobs, Duration leaseDuration, Duration wait) {
-    Lease lease = new Lease(queues, maxJobs, leaseDuration.toMillis(), wait.toMillis());
+      List<String> queues, int jobsMax, Duration leaseDuration, Duration wait) {
+    Lease lease = new Lease(queues, jobsMax, leaseDuration.toMillis(), wait.toMillis());
     return send(lease, Leased.class, wait)
         .thenApply(leased -> leased.jobs().stream().map(Job::new).toList());
   }
@@ -276,7 +276,12 @@ public final class RelayClient implements AutoCloseable {
 
   private CompletableFuture<Void> nack(
       long jobId, FencingToken token, String errorText, long retryDelayMillis) {
-    Nack nack = new Nack(jobId, token, truncate(errorText), retryDelayMillis);
+    Nack nack =
+        new Nack(
+            jobId,
+            token,
+            WireText.fit(errorText, ProtocolLimits.ERROR_TEXT_BYTES_MAX),
+            retryDelayMillis);
     return send(nack, Ok.class, Duration.ZERO).thenApply(ok -> null);
   }
 
@@ -508,18 +513,5 @@ public final class RelayClient implements AutoCloseable {
       return relay;
     }
     return new RelayException(ErrorCode.INTERNAL, false, String.valueOf(cause), cause);
-  }
-
-  /** Cuts {@code text} to at most the protocol's error-text bytes, on a character boundary. */
-  static String truncate(String text) {
-    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-    if (bytes.length <= ProtocolLimits.ERROR_TEXT_BYTES_MAX) {
-      return text;
-    }
-    int end = ProtocolLimits.ERROR_TEXT_BYTES_MAX;
-    while (end > 0 && (bytes[end] & 0xC0) == 0x80) {
-      end--; // back up to the first byte of the character that would be cut in two
-    }
-    return new String(bytes, 0, end, StandardCharsets.UTF_8);
   }
 }

@@ -2,6 +2,7 @@ package dev.relay.client;
 
 import dev.relay.protocol.Lease;
 import dev.relay.protocol.ProtocolLimits;
+import dev.relay.protocol.Ranges;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -40,15 +41,15 @@ record WorkerConfig(
 
   WorkerConfig {
     queues = List.copyOf(queues);
-    OptionChecks.range("queues count", queues.size(), 1, ProtocolLimits.QUEUES_PER_LEASE_MAX);
+    Ranges.inRange("queues count", queues.size(), 1, ProtocolLimits.QUEUES_PER_LEASE_MAX);
     // Validates each queue name the same way the LEASE record will.
     new Lease(queues, 1, 1, 0);
-    OptionChecks.range("concurrency", concurrency, CONCURRENCY_MIN, CONCURRENCY_MAX);
-    OptionChecks.range("leaseDuration", leaseDuration, LEASE_DURATION_MIN, LEASE_DURATION_MAX);
-    OptionChecks.range("pollWait", pollWait, POLL_WAIT_MIN, POLL_WAIT_MAX);
+    Ranges.inRange("concurrency", concurrency, CONCURRENCY_MIN, CONCURRENCY_MAX);
+    Ranges.inRange("leaseDuration", leaseDuration, LEASE_DURATION_MIN, LEASE_DURATION_MAX);
+    Ranges.inRange("pollWait", pollWait, POLL_WAIT_MIN, POLL_WAIT_MAX);
     handlerTimeout.ifPresent(
-        t -> OptionChecks.range("handlerTimeout", t, HANDLER_TIMEOUT_MIN, HANDLER_TIMEOUT_MAX));
-    OptionChecks.range("shutdownGrace", shutdownGrace, SHUTDOWN_GRACE_MIN, SHUTDOWN_GRACE_MAX);
+        t -> Ranges.inRange("handlerTimeout", t, HANDLER_TIMEOUT_MIN, HANDLER_TIMEOUT_MAX));
+    Ranges.inRange("shutdownGrace", shutdownGrace, SHUTDOWN_GRACE_MIN, SHUTDOWN_GRACE_MAX);
   }
 
   /**

@@ -123,7 +123,7 @@ final class JobTypesIT {
     long id =
         RelayClient.await(
                 client.enqueue(
-                    JobSpecs.builder("typed", utf8("")).type("sms.send").maxAttempts(1).build()))
+                    JobSpecs.builder("typed", utf8("")).type("sms.send").attemptsMax(1).build()))
             .jobId();
 
     assertThat(take(nacks)).isEqualTo(id + " no handler for job type 'sms.send' on this worker");

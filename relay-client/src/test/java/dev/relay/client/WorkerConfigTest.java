@@ -39,10 +39,10 @@ final class WorkerConfigTest {
     timed(WorkerConfig.HANDLER_TIMEOUT_MAX, WorkerConfig.SHUTDOWN_GRACE_MAX);
 
     assertThatThrownBy(() -> timed(Duration.ofMillis(99), Duration.ZERO))
-        .hasMessage("handlerTimeout must be in [100ms, 24h], was 99ms");
+        .hasMessage("handlerTimeout must be in [100ms, 1d], was 99ms");
     assertThatThrownBy(() -> timed(Duration.ofDays(1).plusMillis(1), Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("handlerTimeout must be in [100ms, 24h], was");
+        .hasMessageStartingWith("handlerTimeout must be in [100ms, 1d], was");
     assertThatThrownBy(() -> timed(Duration.ofSeconds(1), Duration.ofHours(1).plusMillis(1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("shutdownGrace must be in [0ms, 1h], was");

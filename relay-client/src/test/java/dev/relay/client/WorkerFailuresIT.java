@@ -129,7 +129,7 @@ final class WorkerFailuresIT {
       throws Exception {
     // One attempt, so the timed-out job goes dead instead of coming back to this worker.
     long jobId =
-        client.enqueueAndWait(JobSpecs.builder("reports", new byte[] {1}).maxAttempts(1).build());
+        client.enqueueAndWait(JobSpecs.builder("reports", new byte[] {1}).attemptsMax(1).build());
     Failures failures = new Failures();
     AtomicBoolean interrupted = new AtomicBoolean();
     CountDownLatch never = new CountDownLatch(1);

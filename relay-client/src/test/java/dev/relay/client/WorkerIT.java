@@ -317,7 +317,7 @@ final class WorkerIT {
   void a_handler_throwing_job_failed_nacks_with_exactly_its_message_and_reports_no_failure()
       throws Exception {
     RelayClient client = client();
-    long id = client.enqueueAndWait(JobSpecs.builder("failed", new byte[0]).maxAttempts(1).build());
+    long id = client.enqueueAndWait(JobSpecs.builder("failed", new byte[0]).attemptsMax(1).build());
     AtomicInteger failuresReported = new AtomicInteger();
     Worker worker =
         Worker.builder(client)

@@ -99,7 +99,7 @@ final class WorkerProtocolIT {
     Lease lease = (Lease) server.next().frame().message();
 
     assertThat(lease.queues()).containsExactly("q");
-    assertThat(lease.maxJobs()).isEqualTo(5);
+    assertThat(lease.jobsMax()).isEqualTo(5);
     assertThat(lease.waitMillis()).isEqualTo(7_000);
     assertThat(lease.leaseMillis()).isEqualTo(30_000);
   }
@@ -110,12 +110,12 @@ final class WorkerProtocolIT {
     CountDownLatch release = new CountDownLatch(1);
     start(3, Duration.ofSeconds(30), job -> release.await());
     ScriptedServer.Received first = server.next();
-    assertThat(((Lease) first.frame().message()).maxJobs()).isEqualTo(3);
+    assertThat(((Lease) first.frame().message()).jobsMax()).isEqualTo(3);
 
     first.reply(new Leased(List.of(job(1, 1), job(2, 1))));
 
     ScriptedServer.Received second = server.next();
-    assertThat(((Lease) second.frame().message()).maxJobs()).isEqualTo(1);
+    assertThat(((Lease) second.frame().message()).jobsMax()).isEqualTo(1);
     release.countDown();
     // Both handlers return and ACK; no third LEASE is sent while the second is outstanding.
     List<Object> next = List.of(server.next().frame().message(), server.next().frame().message());

@@ -45,7 +45,7 @@ class AckAfterExpiryIT {
                 dir,
                 "--lease-duration-min",
                 "100ms",
-                "--expiry-sweep-interval",
+                "--expiry-interval",
                 "1h",
                 "--backoff-base",
                 "10ms");

@@ -14,7 +14,7 @@ import java.util.Locale;
  * RelayClient}, optionally applies their side effect to a {@link Ledger}, reports each job on
  * stdout and then holds the leases, never acknowledging, until the test SIGKILLs it.
  *
- * <p>Arguments: {@code port queue maxJobs leaseMillis effect ledgerFile}, where effect is one of
+ * <p>Arguments: {@code port queue jobsMax leaseMillis effect ledgerFile}, where effect is one of
  * {@link Effect}. Output lines: {@code job <id> attempt <n>} per leased job once its effect is
  * committed, then {@code holding <count>}. When its parent dies, stdin reaches its end and this
  * process exits too, so no test can leave it behind.
@@ -38,7 +38,7 @@ public final class CrashingWorker {
   public static void main(String[] args) throws Exception {
     int port = Integer.parseInt(args[0]);
     String queue = args[1];
-    int maxJobs = Integer.parseInt(args[2]);
+    int jobsMax = Integer.parseInt(args[2]);
     Duration lease = Duration.ofMillis(Long.parseLong(args[3]));
     Effect effect = Effect.valueOf(args[4].toUpperCase(Locale.ROOT));
     Path ledgerFile = Path.of(args[5]);
@@ -47,7 +47,7 @@ public final class CrashingWorker {
     try (RelayClient client = RelayClient.connect(options);
         Ledger ledger = Ledger.open(ledgerFile)) {
       List<Job> jobs =
-          RelayClient.await(client.lease(List.of(queue), maxJobs, lease, Duration.ofSeconds(30)));
+          RelayClient.await(client.lease(List.of(queue), jobsMax, lease, Duration.ofSeconds(30)));
       for (Job job : jobs) {
         switch (effect) {
           case NONE -> {}

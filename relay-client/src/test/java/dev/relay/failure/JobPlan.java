@@ -27,7 +27,7 @@ record JobPlan(String queue, int count, int failEvery, int okAttempts, int failA
     String payload = (failing ? FAILING_PAYLOAD_PREFIX : "ok-") + i;
     return JobSpecs.builder(queue, payload.getBytes(StandardCharsets.UTF_8))
         .idempotencyKey(KEY_PREFIX + i)
-        .maxAttempts(failing ? failAttempts : okAttempts)
+        .attemptsMax(failing ? failAttempts : okAttempts)
         .build();
   }
 

@@ -58,10 +58,10 @@ final class RecordingClient implements AutoCloseable {
 
   /** Leases from one queue; every job granted is recorded before the future completes. */
   CompletableFuture<List<Job>> lease(
-      String queue, int maxJobs, Duration leaseDuration, Duration wait) {
+      String queue, int jobsMax, Duration leaseDuration, Duration wait) {
     long leaseMillis = leaseDuration.toMillis();
     return client
-        .lease(List.of(queue), maxJobs, leaseDuration, wait)
+        .lease(List.of(queue), jobsMax, leaseDuration, wait)
         .thenApply(
             jobs -> {
               long at = now();

@@ -59,7 +59,7 @@ class RepeatedFailureIT {
       long id =
           client.enqueueAndWait(
               JobSpecs.builder(QUEUE, "charge-17".getBytes(StandardCharsets.UTF_8))
-                  .maxAttempts(ATTEMPTS)
+                  .attemptsMax(ATTEMPTS)
                   .build());
       List<Run> runs = new CopyOnWriteArrayList<>();
       List<Long> nackedAtMillis = new CopyOnWriteArrayList<>();

@@ -74,7 +74,7 @@ class ServerRestartWithLeasesIT {
     try (RelayClient oldWorker = server.connect()) {
       List<Long> retried = enqueue(oldWorker, queue);
       long lastChance =
-          oldWorker.enqueueAndWait(JobSpecs.builder(queue, bytes("last")).maxAttempts(1).build());
+          oldWorker.enqueueAndWait(JobSpecs.builder(queue, bytes("last")).attemptsMax(1).build());
       List<Job> held =
           RelayClient.await(
               oldWorker.lease(

@@ -35,11 +35,11 @@ final class WorkerProcess implements AutoCloseable {
     reader.start();
   }
 
-  /** Starts a worker that leases up to {@code maxJobs} from {@code queue} on {@code server}. */
+  /** Starts a worker that leases up to {@code jobsMax} from {@code queue} on {@code server}. */
   static WorkerProcess start(
       ServerProcess server,
       String queue,
-      int maxJobs,
+      int jobsMax,
       Duration lease,
       CrashingWorker.Effect effect,
       Path ledgerFile)
@@ -53,7 +53,7 @@ final class WorkerProcess implements AutoCloseable {
             CrashingWorker.class.getName(),
             Integer.toString(server.port()),
             queue,
-            Integer.toString(maxJobs),
+            Integer.toString(jobsMax),
             Long.toString(lease.toMillis()),
             effect.name(),
             ledgerFile.toString());

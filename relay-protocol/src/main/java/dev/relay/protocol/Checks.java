@@ -30,22 +30,22 @@ final class Checks {
   }
 
   /**
-   * Checks that {@code value} encodes to between {@code minBytes} and {@code maxBytes} of UTF-8.
+   * Checks that {@code value} encodes to between {@code minBytes} and {@code bytesMax} of UTF-8.
    */
-  static String string(String field, String value, int minBytes, int maxBytes) {
+  static String string(String field, String value, int minBytes, int bytesMax) {
     Objects.requireNonNull(value, field);
     int bytes = utf8Bytes(field, value);
-    if (bytes < minBytes || bytes > maxBytes) {
+    if (bytes < minBytes || bytes > bytesMax) {
       throw new IllegalArgumentException(
-          field + " must be " + minBytes + ".." + maxBytes + " bytes of UTF-8, was " + bytes);
+          field + " must be " + minBytes + ".." + bytesMax + " bytes of UTF-8, was " + bytes);
     }
     return value;
   }
 
   static Optional<String> optString(
-      String field, Optional<String> value, int minBytes, int maxBytes) {
+      String field, Optional<String> value, int minBytes, int bytesMax) {
     Objects.requireNonNull(value, field);
-    value.ifPresent(v -> string(field, v, minBytes, maxBytes));
+    value.ifPresent(v -> string(field, v, minBytes, bytesMax));
     return value;
   }
 
@@ -62,11 +62,11 @@ final class Checks {
   }
 
   /**
-   * An ASCII name of {@code minBytes..maxBytes} characters from {@code [A-Za-z0-9._-]}, plus {@code
+   * An ASCII name of {@code minBytes..bytesMax} characters from {@code [A-Za-z0-9._-]}, plus {@code
    * :} when {@code colon} is set.
    */
-  static String name(String field, String value, int minBytes, int maxBytes, boolean colon) {
-    string(field, value, minBytes, maxBytes);
+  static String name(String field, String value, int minBytes, int bytesMax, boolean colon) {
+    string(field, value, minBytes, bytesMax);
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
       if (!isQueueChar(c) && !(colon && c == ':')) {
@@ -107,11 +107,11 @@ final class Checks {
     return value;
   }
 
-  static <T> List<T> list(String field, List<T> value, int minSize, int maxSize) {
+  static <T> List<T> list(String field, List<T> value, int minSize, int sizeMax) {
     List<T> copy = List.copyOf(Objects.requireNonNull(value, field));
-    if (copy.size() < minSize || copy.size() > maxSize) {
+    if (copy.size() < minSize || copy.size() > sizeMax) {
       throw new IllegalArgumentException(
-          field + " must hold " + minSize + ".." + maxSize + " elements, was " + copy.size());
+          field + " must hold " + minSize + ".." + sizeMax + " elements, was " + copy.size());
     }
     return copy;
   }

@@ -16,7 +16,7 @@ import java.util.Optional;
  * @param state where it is in its lifecycle
  * @param priority its priority class, 0..{@link ProtocolLimits#PRIORITY_MAX}
  * @param attempts leases handed out so far
- * @param maxAttempts its attempt budget, 1..{@link ProtocolLimits#ATTEMPTS_MAX}
+ * @param attemptsMax its attempt budget, 1..{@link ProtocolLimits#ATTEMPTS_MAX}
  * @param fencingNumber its fencing number, 0 before the first lease
  * @param expiries leases that ended by expiry
  * @param failures leases that ended by NACK
@@ -37,7 +37,7 @@ public record JobInfo(
     JobState state,
     int priority,
     int attempts,
-    int maxAttempts,
+    int attemptsMax,
     long fencingNumber,
     int expiries,
     int failures,
@@ -91,7 +91,7 @@ public record JobInfo(
     Objects.requireNonNull(state, "state");
     Checks.range("priority", priority, 0, ProtocolLimits.PRIORITY_MAX);
     Checks.range("attempts", attempts, 0, ProtocolLimits.U16_MAX);
-    Checks.range("maxAttempts", maxAttempts, 1, ProtocolLimits.ATTEMPTS_MAX);
+    Checks.range("attemptsMax", attemptsMax, 1, ProtocolLimits.ATTEMPTS_MAX);
     Checks.range("fencingNumber", fencingNumber, 0, Long.MAX_VALUE);
     Checks.range("expiries", expiries, 0, ProtocolLimits.U16_MAX);
     Checks.range("failures", failures, 0, ProtocolLimits.U16_MAX);
@@ -114,7 +114,7 @@ public record JobInfo(
       JobState state,
       int priority,
       int attempts,
-      int maxAttempts,
+      int attemptsMax,
       long fencingNumber,
       int expiries,
       int failures,
@@ -132,7 +132,7 @@ public record JobInfo(
         state,
         priority,
         attempts,
-        maxAttempts,
+        attemptsMax,
         fencingNumber,
         expiries,
         failures,

@@ -14,7 +14,7 @@ import java.util.Optional;
  * @param priority 0 (most urgent) ..{@link ProtocolLimits#PRIORITY_MAX}
  * @param scheduleKind how to read {@code scheduleValue}
  * @param scheduleValue 0 for {@link ScheduleKind#NOW}; delay millis or run-at epoch millis, >= 0
- * @param maxAttempts {@link #MAX_ATTEMPTS_SERVER_DEFAULT} or 1..{@link ProtocolLimits#ATTEMPTS_MAX}
+ * @param attemptsMax {@link #ATTEMPTS_MAX_SERVER_DEFAULT} or 1..{@link ProtocolLimits#ATTEMPTS_MAX}
  * @param idempotencyKey 1..{@link ProtocolLimits#IDEMPOTENCY_KEY_BYTES_MAX} bytes when present
  * @param type 0..{@link ProtocolLimits#JOB_TYPE_BYTES_MAX} characters of {@code [A-Za-z0-9._:-]};
  *     empty for an untyped job
@@ -27,13 +27,13 @@ public record JobSpec(
     int priority,
     ScheduleKind scheduleKind,
     long scheduleValue,
-    int maxAttempts,
+    int attemptsMax,
     Optional<String> idempotencyKey,
     String type,
     List<Header> headers) {
 
-  /** The {@code maxAttempts} value that asks for the server's configured default. */
-  public static final int MAX_ATTEMPTS_SERVER_DEFAULT = 0;
+  /** The {@code attemptsMax} value that asks for the server's configured default. */
+  public static final int ATTEMPTS_MAX_SERVER_DEFAULT = 0;
 
   // queue, payload length, priority, schedule kind, schedule value, max attempts, key presence,
   // type length, header count
@@ -58,8 +58,8 @@ public record JobSpec(
     } else {
       Checks.range("scheduleValue", scheduleValue, 0, Long.MAX_VALUE);
     }
-    if (maxAttempts != MAX_ATTEMPTS_SERVER_DEFAULT) {
-      Checks.range("maxAttempts", maxAttempts, 1, ProtocolLimits.ATTEMPTS_MAX);
+    if (attemptsMax != ATTEMPTS_MAX_SERVER_DEFAULT) {
+      Checks.range("attemptsMax", attemptsMax, 1, ProtocolLimits.ATTEMPTS_MAX);
     }
     Checks.optString("idempotencyKey", idempotencyKey, 1, ProtocolLimits.IDEMPOTENCY_KEY_BYTES_MAX);
     Checks.jobType("type", type);
@@ -73,7 +73,7 @@ public record JobSpec(
       int priority,
       ScheduleKind scheduleKind,
       long scheduleValue,
-      int maxAttempts,
+      int attemptsMax,
       Optional<String> idempotencyKey) {
     this(
         queue,
@@ -81,7 +81,7 @@ public record JobSpec(
         priority,
         scheduleKind,
         scheduleValue,
-        maxAttempts,
+        attemptsMax,
         idempotencyKey,
         "",
         List.of());
@@ -116,7 +116,7 @@ public record JobSpec(
         priority,
         scheduleKind,
         scheduleValue,
-        maxAttempts,
+        attemptsMax,
         idempotencyKey,
         type,
         headers);

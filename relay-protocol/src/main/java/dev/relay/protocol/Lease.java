@@ -3,15 +3,15 @@ package dev.relay.protocol;
 import java.util.List;
 
 /**
- * Asks for up to {@code maxJobs} jobs from the named queues, waiting up to {@code waitMillis} for
+ * Asks for up to {@code jobsMax} jobs from the named queues, waiting up to {@code waitMillis} for
  * one to become available; answered by LEASED, possibly with no job.
  *
  * @param queues 1..{@link ProtocolLimits#QUEUES_PER_LEASE_MAX} queue names
- * @param maxJobs 1..{@link ProtocolLimits#JOBS_PER_LEASE_MAX}
+ * @param jobsMax 1..{@link ProtocolLimits#JOBS_PER_LEASE_MAX}
  * @param leaseMillis how long each lease lasts, > 0
  * @param waitMillis how long to wait for a job when none is available, >= 0 (0 = answer at once)
  */
-public record Lease(List<String> queues, int maxJobs, long leaseMillis, long waitMillis)
+public record Lease(List<String> queues, int jobsMax, long leaseMillis, long waitMillis)
     implements Request {
 
   /** Encoded body size of the largest LEASE, in bytes. */
@@ -28,7 +28,7 @@ public record Lease(List<String> queues, int maxJobs, long leaseMillis, long wai
     for (String queue : queues) {
       Checks.queue("queues element", queue);
     }
-    Checks.range("maxJobs", maxJobs, 1, ProtocolLimits.JOBS_PER_LEASE_MAX);
+    Checks.range("jobsMax", jobsMax, 1, ProtocolLimits.JOBS_PER_LEASE_MAX);
     Checks.range("leaseMillis", leaseMillis, 1, Long.MAX_VALUE);
     Checks.range("waitMillis", waitMillis, 0, Long.MAX_VALUE);
   }

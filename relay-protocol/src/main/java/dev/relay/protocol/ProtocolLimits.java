@@ -101,7 +101,7 @@ public final class ProtocolLimits {
   /** Most dead jobs one DEAD_LIST may ask for and one DEAD_JOBS may carry. */
   public static final int DEAD_LIST_PAGE_MAX = 500;
 
-  /** Largest max-attempts a job may ask for. */
+  /** Largest {@code attemptsMax} a job may ask for. */
   public static final int ATTEMPTS_MAX = 1000;
 
   /** Most queues one STATS_RESULT may carry, so the largest one fits in a frame. */

@@ -21,7 +21,7 @@ final class RequestCodec {
     } else if (request instanceof Lease m) {
       WireWriter.u16(out, m.queues().size());
       m.queues().forEach(queue -> WireWriter.string(out, queue));
-      WireWriter.u16(out, m.maxJobs());
+      WireWriter.u16(out, m.jobsMax());
       WireWriter.i64(out, m.leaseMillis());
       WireWriter.i64(out, m.waitMillis());
     } else if (request instanceof Ack m) {
@@ -78,7 +78,7 @@ final class RequestCodec {
       case ENQUEUE -> new Enqueue(ValueCodec.readJobSpec(in));
       case ENQUEUE_BATCH -> new EnqueueBatch(readJobSpecs(in));
       case LEASE ->
-          new Lease(readQueues(in), in.u16("maxJobs"), in.i64("leaseMillis"), in.i64("waitMillis"));
+          new Lease(readQueues(in), in.u16("jobsMax"), in.i64("leaseMillis"), in.i64("waitMillis"));
       case ACK -> new Ack(in.i64("jobId"), in.token("token"));
       case NACK ->
           new Nack(

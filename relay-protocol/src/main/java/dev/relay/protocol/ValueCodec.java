@@ -12,7 +12,7 @@ final class ValueCodec {
     WireWriter.u8(out, job.priority());
     WireWriter.u8(out, job.scheduleKind().code());
     WireWriter.i64(out, job.scheduleValue());
-    WireWriter.u16(out, job.maxAttempts());
+    WireWriter.u16(out, job.attemptsMax());
     WireWriter.optString(out, job.idempotencyKey());
     WireWriter.string(out, job.type());
     Headers.write(out, job.headers());
@@ -27,14 +27,14 @@ final class ValueCodec {
         ScheduleKind.fromCode(kindCode)
             .orElseThrow(() -> in.malformed("unknown scheduleKind " + kindCode));
     long scheduleValue = in.i64("scheduleValue");
-    int maxAttempts = in.u16("maxAttempts");
+    int attemptsMax = in.u16("attemptsMax");
     return new JobSpec(
         queue,
         payload,
         priority,
         kind,
         scheduleValue,
-        maxAttempts,
+        attemptsMax,
         in.optString("idempotencyKey", ProtocolLimits.IDEMPOTENCY_KEY_BYTES_MAX),
         in.string("type", ProtocolLimits.JOB_TYPE_BYTES_MAX),
         Headers.read(in));
@@ -108,7 +108,7 @@ final class ValueCodec {
     WireWriter.u8(out, job.state().code());
     WireWriter.u8(out, job.priority());
     WireWriter.u16(out, job.attempts());
-    WireWriter.u16(out, job.maxAttempts());
+    WireWriter.u16(out, job.attemptsMax());
     WireWriter.i64(out, job.fencingNumber());
     WireWriter.u16(out, job.expiries());
     WireWriter.u16(out, job.failures());
@@ -132,7 +132,7 @@ final class ValueCodec {
         JobState.fromCode(stateCode).orElseThrow(() -> in.malformed("unknown state " + stateCode));
     int priority = in.u8("priority");
     int attempts = in.u16("attempts");
-    int maxAttempts = in.u16("maxAttempts");
+    int attemptsMax = in.u16("attemptsMax");
     long fencingNumber = in.i64("fencingNumber");
     int expiries = in.u16("expiries");
     int failures = in.u16("failures");
@@ -150,7 +150,7 @@ final class ValueCodec {
         state,
         priority,
         attempts,
-        maxAttempts,
+        attemptsMax,
         fencingNumber,
         expiries,
         failures,

@@ -74,10 +74,10 @@ final class WireReader {
     return count;
   }
 
-  String string(String field, int maxBytes) throws ProtocolException {
+  String string(String field, int bytesMax) throws ProtocolException {
     int length = u16(field + " length");
-    if (length > maxBytes) {
-      throw malformed(field + " must be at most " + maxBytes + " bytes, was " + length);
+    if (length > bytesMax) {
+      throw malformed(field + " must be at most " + bytesMax + " bytes, was " + length);
     }
     need(field, length);
     ByteBuffer utf8 = in.nioBuffer(in.readerIndex(), length);
@@ -95,11 +95,11 @@ final class WireReader {
     }
   }
 
-  Optional<String> optString(String field, int maxBytes) throws ProtocolException {
+  Optional<String> optString(String field, int bytesMax) throws ProtocolException {
     int presence = u8(field + " presence");
     return switch (presence) {
       case 0 -> Optional.empty();
-      case 1 -> Optional.of(string(field, maxBytes));
+      case 1 -> Optional.of(string(field, bytesMax));
       default -> throw malformed(field + " presence must be 0 or 1, was " + presence);
     };
   }

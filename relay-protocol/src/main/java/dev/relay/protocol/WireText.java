@@ -10,12 +10,12 @@ public final class WireText {
   private WireText() {}
 
   /**
-   * {@code text} cut to at most {@code maxBytes} bytes of UTF-8 on a code point boundary, with
+   * {@code text} cut to at most {@code bytesMax} bytes of UTF-8 on a code point boundary, with
    * unpaired surrogates (which have no UTF-8 form) replaced by U+FFFD.
    */
-  public static String fit(String text, int maxBytes) {
-    Checks.range("maxBytes", maxBytes, 0, ProtocolLimits.U16_MAX);
-    StringBuilder out = new StringBuilder(Math.min(text.length(), maxBytes));
+  public static String fit(String text, int bytesMax) {
+    Checks.range("bytesMax", bytesMax, 0, ProtocolLimits.U16_MAX);
+    StringBuilder out = new StringBuilder(Math.min(text.length(), bytesMax));
     int bytes = 0;
     for (int i = 0; i < text.length(); ) {
       int cp = text.codePointAt(i);
@@ -24,7 +24,7 @@ public final class WireText {
         cp = REPLACEMENT;
       }
       int cpBytes = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp <= Character.MAX_VALUE ? 3 : 4;
-      if (bytes + cpBytes > maxBytes) {
+      if (bytes + cpBytes > bytesMax) {
         break;
       }
       bytes += cpBytes;

@@ -142,7 +142,7 @@ class MalformedFrameTest {
             empty.priority(),
             empty.scheduleKind(),
             empty.scheduleValue(),
-            empty.maxAttempts(),
+            empty.attemptsMax(),
             empty.idempotencyKey());
     return new Frame(3, new Enqueue(sized));
   }

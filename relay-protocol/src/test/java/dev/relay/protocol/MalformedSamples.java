@@ -356,10 +356,10 @@ final class MalformedSamples {
     b.writeShort(utf8.length).writeBytes(utf8);
   }
 
-  private static void lease(ByteBuf b, int maxJobs, long leaseMillis, long waitMillis) {
+  private static void lease(ByteBuf b, int jobsMax, long leaseMillis, long waitMillis) {
     b.writeShort(1);
     string(b, "q");
-    b.writeShort(maxJobs).writeLong(leaseMillis).writeLong(waitMillis);
+    b.writeShort(jobsMax).writeLong(leaseMillis).writeLong(waitMillis);
   }
 
   private static void jobSpec(ByteBuf b, int priority, int scheduleKind, long scheduleValue) {

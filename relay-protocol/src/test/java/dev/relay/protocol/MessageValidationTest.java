@@ -26,8 +26,8 @@ class MessageValidationTest {
     return "q".repeat(length);
   }
 
-  private static JobSpec spec(String queue, int priority, int maxAttempts, Optional<String> key) {
-    return new JobSpec(queue, Payload.EMPTY, priority, ScheduleKind.NOW, 0, maxAttempts, key);
+  private static JobSpec spec(String queue, int priority, int attemptsMax, Optional<String> key) {
+    return new JobSpec(queue, Payload.EMPTY, priority, ScheduleKind.NOW, 0, attemptsMax, key);
   }
 
   private static Arguments limit(String field, Supplier<?> atLimit, Supplier<?> pastLimit) {
@@ -59,7 +59,7 @@ class MessageValidationTest {
             () -> spec("a", 0, 0, Optional.empty()),
             () -> spec("a", -1, 0, Optional.empty())),
         limit(
-            "maxAttempts",
+            "attemptsMax",
             () -> spec("a", 0, ProtocolLimits.ATTEMPTS_MAX, Optional.empty()),
             () -> spec("a", 0, ProtocolLimits.ATTEMPTS_MAX + 1, Optional.empty())),
         limit(
@@ -99,10 +99,10 @@ class MessageValidationTest {
             () -> new Lease(queues(ProtocolLimits.QUEUES_PER_LEASE_MAX + 1), 1, 1, 0)),
         limit("queues", () -> new Lease(queues(1), 1, 1, 0), () -> new Lease(queues(0), 1, 1, 0)),
         limit(
-            "maxJobs",
+            "jobsMax",
             () -> new Lease(queues(1), ProtocolLimits.JOBS_PER_LEASE_MAX, 1, 0),
             () -> new Lease(queues(1), ProtocolLimits.JOBS_PER_LEASE_MAX + 1, 1, 0)),
-        limit("maxJobs", () -> new Lease(queues(1), 1, 1, 0), () -> new Lease(queues(1), 0, 1, 0)),
+        limit("jobsMax", () -> new Lease(queues(1), 1, 1, 0), () -> new Lease(queues(1), 0, 1, 0)),
         limit(
             "leaseMillis",
             () -> new Lease(queues(1), 1, 1, 0),

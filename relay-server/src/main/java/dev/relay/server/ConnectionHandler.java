@@ -5,14 +5,12 @@ import dev.relay.protocol.ErrorResponse;
 import dev.relay.protocol.Frame;
 import dev.relay.protocol.FrameDecoder;
 import dev.relay.protocol.Hello;
-import dev.relay.protocol.Lease;
 import dev.relay.protocol.Principal;
 import dev.relay.protocol.ProtocolException;
 import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.Request;
 import dev.relay.protocol.Response;
 import dev.relay.protocol.Welcome;
-import dev.relay.server.store.LeaseRequest;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -20,7 +18,6 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -28,7 +25,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The last inbound handler of a connection: the HELLO handshake, in-flight accounting with read
- * back-pressure, and dispatch of every request to the store.
+ * back-pressure, and writing the answer of every request {@link RequestDispatcher} serves. It owns
+ * the connection only: what a request means, LEASE's long-poll included, is the dispatcher's.
  *
  * <p>The channel runs with auto-read off. This handler asks for one frame at a time while the
  * connection has fewer than {@code inFlightRequestsMax} requests being served and its write buffer
@@ -171,12 +169,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     try {
-      if (request instanceof Lease lease) {
-        lease(ctx, requestId, lease);
-        return;
-      }
       dispatcher
-          .dispatch(request, ctx.executor())
+          .dispatch(request, ctx.channel())
           .whenComplete(
               (response, failure) ->
                   respond(
@@ -191,42 +185,6 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     return Replies.error(
         ErrorCode.FORBIDDEN,
         request.opcode() + " needs the admin token; this connection presented the worker token");
-  }
-
-  private void lease(ChannelHandlerContext ctx, int requestId, Lease lease) {
-    String invalid = checkLease(lease);
-    if (invalid != null) {
-      respond(ctx, requestId, Replies.error(ErrorCode.INVALID_ARGUMENT, invalid));
-      return;
-    }
-    List<String> queues = lease.queues().stream().distinct().toList();
-    LeaseRequest request =
-        new LeaseRequest(
-            queues,
-            lease.maxJobs(),
-            Duration.ofMillis(lease.leaseMillis()),
-            LeaseBudget.payloadBytes(server.limits().frameBytesMax(), lease.maxJobs()));
-    new PendingLease(
-            server,
-            ctx.channel(),
-            request,
-            lease.waitMillis(),
-            response -> respond(ctx, requestId, response))
-        .start();
-  }
-
-  private String checkLease(Lease lease) {
-    ServerLimits limits = server.limits();
-    if (lease.maxJobs() > limits.jobsPerLeaseMax()) {
-      return "maxJobs must be in [1, " + limits.jobsPerLeaseMax() + "], was " + lease.maxJobs();
-    }
-    if (lease.waitMillis() > limits.waitMax().toMillis()) {
-      return "waitMillis must be in [0, "
-          + limits.waitMax().toMillis()
-          + "], was "
-          + lease.waitMillis();
-    }
-    return LeaseLimits.check(server.config().store(), Duration.ofMillis(lease.leaseMillis()));
   }
 
   private void begin() {

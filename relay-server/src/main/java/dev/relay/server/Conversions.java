@@ -6,6 +6,7 @@ import dev.relay.protocol.Leased;
 import dev.relay.protocol.LeasedJob;
 import dev.relay.protocol.Payload;
 import dev.relay.protocol.ProtocolLimits;
+import dev.relay.protocol.WireText;
 import dev.relay.server.store.JobView;
 import dev.relay.server.store.LeaseResult;
 import java.time.Instant;
@@ -44,7 +45,7 @@ final class Conversions {
         JobState.valueOf(v.state().name()),
         v.priority(),
         u16(v.attempts()),
-        v.maxAttempts(),
+        v.attemptsMax(),
         v.fencingNumber(),
         u16(v.expiries()),
         u16(v.failures()),
@@ -53,8 +54,8 @@ final class Conversions {
         millisOrNone(v.leaseExpiresAt()),
         millisOrNone(v.finishedAt()),
         (int) v.payloadBytes(),
-        Optional.ofNullable(v.lastError()).map(Replies::truncate),
-        Optional.ofNullable(v.deadReason()).map(Replies::truncate),
+        Optional.ofNullable(v.lastError()).map(Conversions::errorText),
+        Optional.ofNullable(v.deadReason()).map(Conversions::errorText),
         Optional.ofNullable(v.idempotencyKey()),
         v.type(),
         v.headers());
@@ -67,5 +68,10 @@ final class Conversions {
 
   private static long millisOrNone(Instant instant) {
     return instant == null ? JobInfo.TIME_NONE : instant.toEpochMilli();
+  }
+
+  /** Stored error text fitted to the wire's field, whatever a direct store caller put there. */
+  private static String errorText(String text) {
+    return WireText.fit(text, ProtocolLimits.ERROR_TEXT_BYTES_MAX);
   }
 }

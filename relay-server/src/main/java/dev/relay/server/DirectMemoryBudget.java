@@ -32,10 +32,10 @@ final class DirectMemoryBudget {
         + l.handshakeConnectionsMax() * perHandshakingBytes(l);
   }
 
-  /** The WARN line when the limits allow more than {@code maxDirectBytes}, else empty. */
-  static Optional<String> warning(ServerLimits l, long maxDirectBytes) {
+  /** The WARN line when the limits allow more than {@code directBytesMax}, else empty. */
+  static Optional<String> warning(ServerLimits l, long directBytesMax) {
     long worst = worstCaseBytes(l);
-    if (worst <= maxDirectBytes) {
+    if (worst <= directBytesMax) {
       return Optional.empty();
     }
     return Optional.of(
@@ -50,7 +50,7 @@ final class DirectMemoryBudget {
             + " x "
             + perHandshakingBytes(l)
             + " bytes), more than the JVM's limit of "
-            + mib(maxDirectBytes)
+            + mib(directBytesMax)
             + " MiB (-XX:MaxDirectMemorySize): under that load connections are closed for lack of"
             + " direct memory while the rest carry on. Lower --connections-max or"
             + " --frame-bytes-max, or raise the limit, to rule it out");

@@ -1,5 +1,6 @@
 package dev.relay.server;
 
+import dev.relay.protocol.Ranges;
 import java.net.InetSocketAddress;
 
 /** Parses {@code host:port} and {@code [ipv6]:port} listen addresses given on the command line. */
@@ -22,7 +23,7 @@ final class HostPort {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("'" + text + "' has no numeric port", e);
     }
-    ConfigChecks.inRange("port of " + text, port, 0, 65_535);
+    Ranges.inRange("port of " + text, port, 0, 65_535);
     InetSocketAddress address = new InetSocketAddress(host, port);
     if (address.isUnresolved()) {
       throw new IllegalArgumentException("'" + host + "' does not resolve to an address");

@@ -9,14 +9,14 @@ final class LeaseBudget {
   private LeaseBudget() {}
 
   /**
-   * The payload budget for a lease of up to {@code maxJobs} jobs: the frame cap minus the LEASED
+   * The payload budget for a lease of up to {@code jobsMax} jobs: the frame cap minus the LEASED
    * header and every job's fields around its payload, counting the longest queue name. The store
    * always allows one job, so a single payload up to {@code payloadBytesMax} always fits ({@link
    * ServerLimits} keeps {@code frameBytesMax - payloadBytesMax} at least the overhead).
    */
-  static long payloadBytes(int frameBytesMax, int maxJobs) {
+  static long payloadBytes(int frameBytesMax, int jobsMax) {
     long perJob = LeasedJob.encodedSize(ProtocolLimits.QUEUE_NAME_BYTES_MAX, 0);
     long fixed = ProtocolLimits.FRAME_HEADER_BYTES + Leased.encodedSize(0);
-    return frameBytesMax - fixed - perJob * maxJobs;
+    return frameBytesMax - fixed - perJob * jobsMax;
   }
 }

@@ -1,5 +1,6 @@
 package dev.relay.server;
 
+import dev.relay.protocol.Ranges;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
@@ -40,9 +41,9 @@ public record MetricsConfig(
   public MetricsConfig {
     Objects.requireNonNull(listen, "listen");
     Objects.requireNonNull(token, "token");
-    ConfigChecks.inRange(
+    Ranges.inRange(
         "metricsConnectionsMax", connectionsMax, CONNECTIONS_MAX_MIN, CONNECTIONS_MAX_MAX);
-    ConfigChecks.inRange("metricsReadTimeout", readTimeout, READ_TIMEOUT_MIN, READ_TIMEOUT_MAX);
+    Ranges.inRange("metricsReadTimeout", readTimeout, READ_TIMEOUT_MIN, READ_TIMEOUT_MAX);
   }
 
   /** An open endpoint on {@code listen} with the default limits. */

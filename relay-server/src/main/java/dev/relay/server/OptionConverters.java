@@ -1,5 +1,6 @@
 package dev.relay.server;
 
+import dev.relay.protocol.DurationText;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import picocli.CommandLine.ITypeConverter;
@@ -14,7 +15,7 @@ final class OptionConverters {
     @Override
     public Duration convert(String value) {
       try {
-        return Durations.parse(value);
+        return DurationText.parse(value);
       } catch (IllegalArgumentException e) {
         throw new TypeConversionException(e.getMessage());
       }

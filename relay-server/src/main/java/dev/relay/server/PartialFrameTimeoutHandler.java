@@ -1,5 +1,6 @@
 package dev.relay.server;
 
+import dev.relay.protocol.DurationText;
 import dev.relay.protocol.ProtocolLimits;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
@@ -100,7 +101,7 @@ final class PartialFrameTimeoutHandler extends ChannelDuplexHandler {
     log.warn(
         "{} did not finish a frame within {}, closing",
         ctx.channel().remoteAddress(),
-        Durations.format(Duration.ofNanos(timeoutNanos)));
+        DurationText.format(Duration.ofNanos(timeoutNanos)));
     ctx.close();
   }
 

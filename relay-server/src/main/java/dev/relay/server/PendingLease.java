@@ -12,13 +12,14 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One LEASE from its first store call to its answer, including the long-poll: parked until a queue
- * reports a job, a delayed job comes due, or the wait ends.
+ * reports a job, a delayed job comes due, or the wait ends. The answer completes the future {@link
+ * #start()} returns, exactly once; {@link RequestDispatcher} hands that future to the connection
+ * like any other request's.
  *
  * <p>Every method except {@link #wake()} and {@link #dueAt(long)} runs on the channel's event loop;
  * those two hop there. The database is asked again only on one of those events, never in a loop.
@@ -43,7 +44,7 @@ final class PendingLease implements LongPolls.Waiter {
   private final EventLoop loop;
   private final LeaseRequest request;
   private final long waitNanos;
-  private final Consumer<Response> respond;
+  private final CompletableFuture<Response> answer = new CompletableFuture<>();
   private final ChannelFutureListener onClose = future -> abandon();
 
   private State state = State.ASKING;
@@ -54,41 +55,40 @@ final class PendingLease implements LongPolls.Waiter {
   private ScheduledFuture<?> dueTimer;
   private long dueAtMillis = Long.MAX_VALUE;
 
-  PendingLease(
-      ServerContext server,
-      Channel channel,
-      LeaseRequest request,
-      long waitMillis,
-      Consumer<Response> respond) {
+  PendingLease(ServerContext server, Channel channel, LeaseRequest request, long waitMillis) {
     this.server = server;
     this.channel = channel;
     this.loop = channel.eventLoop();
     this.request = request;
     this.waitNanos = TimeUnit.MILLISECONDS.toNanos(waitMillis);
-    this.respond = respond;
   }
 
-  void start() {
+  /**
+   * Asks the store, on the channel's event loop, and returns the future of the answer: LEASED, or
+   * an ERROR. If the connection closes first the future completes with an empty LEASED that the
+   * connection no longer writes, and no later store answer grants jobs to it.
+   */
+  CompletableFuture<Response> start() {
     deadlineNanos = System.nanoTime() + waitNanos;
     watch = server.longPolls().watch(request.queues());
     channel.closeFuture().addListener(onClose);
-    if (state == State.DONE) {
-      return; // the connection was already closed: the listener has cleaned up
+    if (state != State.DONE) { // else the connection was already closed: the listener cleaned up
+      ask();
     }
-    ask();
+    return answer;
   }
 
   private void ask() {
     state = State.ASKING;
     watch.capture();
     server.counters().leaseStoreCall();
-    CompletableFuture<LeaseResult> answer;
+    CompletableFuture<LeaseResult> result;
     try {
-      answer = server.store().lease(request);
+      result = server.store().lease(request);
     } catch (RuntimeException e) {
-      answer = CompletableFuture.failedFuture(e);
+      result = CompletableFuture.failedFuture(e);
     }
-    answer.whenComplete((result, failure) -> loop.execute(() -> onAnswer(result, failure)));
+    result.whenComplete((leased, failure) -> loop.execute(() -> onAnswer(leased, failure)));
   }
 
   private void onAnswer(LeaseResult result, Throwable failure) {
@@ -184,7 +184,7 @@ final class PendingLease implements LongPolls.Waiter {
 
   private void finish(Response response) {
     release();
-    respond.accept(response);
+    answer.complete(response);
   }
 
   /** The connection closed: drop every trace of this poll; the answer goes nowhere. */

@@ -1,5 +1,6 @@
 package dev.relay.server;
 
+import dev.relay.protocol.DurationText;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -96,7 +97,7 @@ final class RateLimitedLog {
         "{}: {} since the last such line (at most one per {}); latest: {}",
         what,
         count,
-        Durations.format(Duration.ofNanos(intervalNanos)),
+        DurationText.format(Duration.ofNanos(intervalNanos)),
         latest);
     count = 0;
     logged = true;

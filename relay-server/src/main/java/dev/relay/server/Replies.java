@@ -3,9 +3,9 @@ package dev.relay.server;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.ErrorResponse;
 import dev.relay.protocol.ProtocolLimits;
+import dev.relay.protocol.WireText;
 import dev.relay.server.store.Outcome;
 import dev.relay.server.store.StoreException;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import org.slf4j.Logger;
@@ -18,7 +18,7 @@ final class Replies {
   private Replies() {}
 
   static ErrorResponse error(ErrorCode code, String message) {
-    return ErrorResponse.of(code, truncate(message));
+    return ErrorResponse.of(code, WireText.fit(message, ProtocolLimits.ERROR_TEXT_BYTES_MAX));
   }
 
   /** The error for an outcome other than {@link Outcome#OK}. */
@@ -70,25 +70,5 @@ final class Replies {
       t = t.getCause();
     }
     return t;
-  }
-
-  /** Cuts {@code text} to the wire's error text limit on a character boundary. */
-  static String truncate(String text) {
-    if (text.length() * 3L <= ProtocolLimits.ERROR_TEXT_BYTES_MAX) {
-      return text;
-    }
-    StringBuilder out = new StringBuilder();
-    int bytes = 0;
-    for (int i = 0; i < text.length(); ) {
-      int cp = text.codePointAt(i);
-      int size = new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8).length;
-      if (bytes + size > ProtocolLimits.ERROR_TEXT_BYTES_MAX) {
-        break;
-      }
-      out.appendCodePoint(cp);
-      bytes += size;
-      i += Character.charCount(cp);
-    }
-    return out.toString();
   }
 }

@@ -14,6 +14,7 @@ import dev.relay.protocol.EnqueuedBatch;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.Inspect;
 import dev.relay.protocol.JobSpec;
+import dev.relay.protocol.Lease;
 import dev.relay.protocol.Nack;
 import dev.relay.protocol.Ok;
 import dev.relay.protocol.Pause;
@@ -26,9 +27,11 @@ import dev.relay.protocol.Requeued;
 import dev.relay.protocol.Response;
 import dev.relay.protocol.Resume;
 import dev.relay.protocol.Stats;
+import dev.relay.server.store.LeaseRequest;
 import dev.relay.server.store.NewJob;
 import dev.relay.server.store.Outcome;
 import dev.relay.server.store.QueueDeletion;
+import io.netty.channel.Channel;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -38,10 +41,11 @@ import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 /**
- * Turns each request other than HELLO and LEASE into one store call and its answer.
+ * Turns each request other than HELLO into one store call and the future of its answer; a LEASE
+ * that finds no job parks as a long-poll ({@link PendingLease}) and completes its future later.
  *
- * <p>The store completes futures on its writer thread; every conversion here runs on the
- * connection's event loop ({@code loop}) instead, so the writer only commits and the handler can
+ * <p>Called on the connection's event loop. The store completes futures on its writer thread; every
+ * conversion here runs on the event loop instead, so the writer only commits and the handler can
  * write the answer directly.
  */
 final class RequestDispatcher {
@@ -53,9 +57,12 @@ final class RequestDispatcher {
     this.stats = new StatsReport(server);
   }
 
-  CompletableFuture<Response> dispatch(Request request, Executor loop) {
+  CompletableFuture<Response> dispatch(Request request, Channel channel) {
+    Executor loop = channel.eventLoop();
     // Java 17 has no pattern matching for switch; the sealed Request type keeps this list honest.
-    if (request instanceof Enqueue e) {
+    if (request instanceof Lease l) {
+      return lease(l, channel);
+    } else if (request instanceof Enqueue e) {
       return enqueue(e.job(), loop);
     } else if (request instanceof EnqueueBatch b) {
       return enqueueBatch(b.jobs(), loop);
@@ -154,7 +161,11 @@ final class RequestDispatcher {
         loop);
   }
 
-  /** The answer for a job the server's limits refuse, or null when it may be enqueued. */
+  /**
+   * The answer for a job the server's own limits refuse (payload size, schedule horizon), or null
+   * when it may go to the store, which checks its own ({@code attemptsMax} against {@code
+   * --attempts-max}, queue depth).
+   */
   private Response check(JobSpec spec, Instant now) {
     int payloadBytesMax = server.limits().payloadBytesMax();
     if (spec.payload().size() > payloadBytesMax) {
@@ -165,12 +176,6 @@ final class RequestDispatcher {
               + " bytes exceeds payloadBytesMax ("
               + payloadBytesMax
               + ")");
-    }
-    int attemptsMax = server.config().store().attemptsMax();
-    if (spec.maxAttempts() > attemptsMax) {
-      return Replies.error(
-          ErrorCode.INVALID_ARGUMENT,
-          "maxAttempts " + spec.maxAttempts() + " exceeds attemptsMax (" + attemptsMax + ")");
     }
     long aheadMillis =
         switch (spec.scheduleKind()) {
@@ -201,10 +206,37 @@ final class RequestDispatcher {
         spec.payload().toBytes(),
         spec.priority(),
         availableAt,
-        spec.maxAttempts(),
+        spec.attemptsMax(),
         spec.idempotencyKey().orElse(null),
         spec.type(),
         spec.headers());
+  }
+
+  /**
+   * Checks the server's operating limits (jobs per lease, longest wait), then asks the store,
+   * parking as a long-poll while no job is ready. The wire shape was checked when the frame was
+   * decoded; the lease duration bounds are the store's and it checks them.
+   */
+  private CompletableFuture<Response> lease(Lease lease, Channel channel) {
+    ServerLimits limits = server.limits();
+    if (lease.jobsMax() > limits.jobsPerLeaseMax()) {
+      return invalid(
+          "jobsMax must be in [1, " + limits.jobsPerLeaseMax() + "], was " + lease.jobsMax());
+    }
+    if (lease.waitMillis() > limits.waitMax().toMillis()) {
+      return invalid(
+          "waitMillis must be in [0, "
+              + limits.waitMax().toMillis()
+              + "], was "
+              + lease.waitMillis());
+    }
+    LeaseRequest request =
+        new LeaseRequest(
+            lease.queues(),
+            lease.jobsMax(),
+            Duration.ofMillis(lease.leaseMillis()),
+            LeaseBudget.payloadBytes(limits.frameBytesMax(), lease.jobsMax()));
+    return new PendingLease(server, channel, request, lease.waitMillis()).start();
   }
 
   private CompletableFuture<Response> nack(Nack n, Executor loop) {
@@ -225,10 +257,6 @@ final class RequestDispatcher {
 
   private CompletableFuture<Response> renew(Renew r, Executor loop) {
     Duration lease = Duration.ofMillis(r.leaseMillis());
-    String bad = LeaseLimits.check(server.config().store(), lease);
-    if (bad != null) {
-      return invalid(bad);
-    }
     return answer(
         server.store().renew(r.jobId(), r.token(), lease),
         result ->

@@ -1,5 +1,6 @@
 package dev.relay.server;
 
+import dev.relay.protocol.Ranges;
 import dev.relay.server.store.StoreConfig;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -52,7 +53,7 @@ public record ServerConfig(
     Objects.requireNonNull(tls, "tls");
     Objects.requireNonNull(metrics, "metrics");
     Objects.requireNonNull(store, "store");
-    ConfigChecks.inRange("shutdownGrace", shutdownGrace, SHUTDOWN_GRACE_MIN, SHUTDOWN_GRACE_MAX);
+    Ranges.inRange("shutdownGrace", shutdownGrace, SHUTDOWN_GRACE_MIN, SHUTDOWN_GRACE_MAX);
   }
 
   /**

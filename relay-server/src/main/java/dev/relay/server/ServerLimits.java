@@ -1,6 +1,8 @@
 package dev.relay.server;
 
+import dev.relay.protocol.DurationText;
 import dev.relay.protocol.ProtocolLimits;
+import dev.relay.protocol.Ranges;
 import java.time.Duration;
 
 /**
@@ -92,7 +94,7 @@ public record ServerLimits(
 
   public static final int FRAME_BYTES_MAX_MAX = ProtocolLimits.FRAME_BYTES_MAX;
 
-  public static final int JOBS_PER_LEASE_MAX_DEFAULT = 256;
+  public static final int JOBS_PER_LEASE_MAX_DEFAULT = ProtocolLimits.JOBS_PER_LEASE_MAX;
   public static final int JOBS_PER_LEASE_MAX_MIN = 1;
   public static final int JOBS_PER_LEASE_MAX_MAX = ProtocolLimits.JOBS_PER_LEASE_MAX;
 
@@ -131,26 +133,25 @@ public record ServerLimits(
 
   /** Validates every field; see the constants for each range. */
   public ServerLimits {
-    ConfigChecks.inRange(
-        "connectionsMax", connectionsMax, CONNECTIONS_MAX_MIN, CONNECTIONS_MAX_MAX);
-    ConfigChecks.inRange(
+    Ranges.inRange("connectionsMax", connectionsMax, CONNECTIONS_MAX_MIN, CONNECTIONS_MAX_MAX);
+    Ranges.inRange(
         "handshakeConnectionsMax",
         handshakeConnectionsMax,
         HANDSHAKE_CONNECTIONS_MAX_MIN,
         HANDSHAKE_CONNECTIONS_MAX_MAX);
-    ConfigChecks.inRange(
+    Ranges.inRange(
         "connectionsPerAddressMax",
         connectionsPerAddressMax,
         CONNECTIONS_PER_ADDRESS_MAX_MIN,
         CONNECTIONS_PER_ADDRESS_MAX_MAX);
-    ConfigChecks.inRange(
+    Ranges.inRange(
         "inFlightRequestsMax",
         inFlightRequestsMax,
         IN_FLIGHT_REQUESTS_MAX_MIN,
         IN_FLIGHT_REQUESTS_MAX_MAX);
-    ConfigChecks.inRange(
+    Ranges.inRange(
         "payloadBytesMax", payloadBytesMax, PAYLOAD_BYTES_MAX_MIN, PAYLOAD_BYTES_MAX_MAX);
-    ConfigChecks.inRange("frameBytesMax", frameBytesMax, FRAME_BYTES_MAX_MIN, FRAME_BYTES_MAX_MAX);
+    Ranges.inRange("frameBytesMax", frameBytesMax, FRAME_BYTES_MAX_MIN, FRAME_BYTES_MAX_MAX);
     if (frameBytesMax < ProtocolLimits.frameBytesMin(payloadBytesMax)) {
       throw new IllegalArgumentException(
           "frameBytesMax must be at least payloadBytesMax + "
@@ -162,29 +163,28 @@ public record ServerLimits(
               + "), was "
               + frameBytesMax);
     }
-    ConfigChecks.inRange(
+    Ranges.inRange(
         "jobsPerLeaseMax", jobsPerLeaseMax, JOBS_PER_LEASE_MAX_MIN, JOBS_PER_LEASE_MAX_MAX);
-    ConfigChecks.inRange(
+    Ranges.inRange(
         "jobsPerBatchMax", jobsPerBatchMax, JOBS_PER_BATCH_MAX_MIN, JOBS_PER_BATCH_MAX_MAX);
-    ConfigChecks.inRange(
-        "parkedPollsMax", parkedPollsMax, PARKED_POLLS_MAX_MIN, PARKED_POLLS_MAX_MAX);
-    ConfigChecks.inRange(
+    Ranges.inRange("parkedPollsMax", parkedPollsMax, PARKED_POLLS_MAX_MIN, PARKED_POLLS_MAX_MAX);
+    Ranges.inRange(
         "handshakeTimeout", handshakeTimeout, HANDSHAKE_TIMEOUT_MIN, HANDSHAKE_TIMEOUT_MAX);
-    ConfigChecks.inRange("idleTimeout", idleTimeout, IDLE_TIMEOUT_MIN, IDLE_TIMEOUT_MAX);
-    ConfigChecks.inRange(
+    Ranges.inRange("idleTimeout", idleTimeout, IDLE_TIMEOUT_MIN, IDLE_TIMEOUT_MAX);
+    Ranges.inRange(
         "frameReadTimeout", frameReadTimeout, FRAME_READ_TIMEOUT_MIN, FRAME_READ_TIMEOUT_MAX);
-    ConfigChecks.inRange("waitMax", waitMax, WAIT_MAX_MIN, WAIT_MAX_MAX);
+    Ranges.inRange("waitMax", waitMax, WAIT_MAX_MIN, WAIT_MAX_MAX);
     if (waitMax.compareTo(idleTimeout) >= 0) {
       // A parked long-poll sends nothing until it is answered; the idle timer must not fire first.
       throw new IllegalArgumentException(
           "idleTimeout must exceed waitMax ("
-              + Durations.format(waitMax)
+              + DurationText.format(waitMax)
               + "), was "
-              + Durations.format(idleTimeout));
+              + DurationText.format(idleTimeout));
     }
-    ConfigChecks.inRange(
+    Ranges.inRange(
         "writeBufferLowBytes", writeBufferLowBytes, WRITE_BUFFER_BYTES_MIN, WRITE_BUFFER_BYTES_MAX);
-    ConfigChecks.inRange(
+    Ranges.inRange(
         "writeBufferHighBytes",
         writeBufferHighBytes,
         WRITE_BUFFER_BYTES_MIN,
@@ -196,7 +196,7 @@ public record ServerLimits(
               + "), was "
               + writeBufferHighBytes);
     }
-    ConfigChecks.inRange(
+    Ranges.inRange(
         "receiveBufferBytes",
         receiveBufferBytes,
         RECEIVE_BUFFER_BYTES_MIN,

@@ -1,5 +1,6 @@
 package dev.relay.server;
 
+import dev.relay.protocol.DurationText;
 import dev.relay.server.store.JobStore;
 import dev.relay.server.store.RecoveryReport;
 import io.netty.util.internal.PlatformDependent;
@@ -50,12 +51,12 @@ final class StartupSummary {
         l.jobsPerLeaseMax(),
         l.jobsPerBatchMax(),
         l.parkedPollsMax(),
-        Durations.format(l.handshakeTimeout()),
-        Durations.format(l.idleTimeout()),
-        Durations.format(l.frameReadTimeout()),
-        Durations.format(l.waitMax()),
-        Durations.format(config.store().leaseDurationMin()),
-        Durations.format(config.store().leaseDurationMax()),
+        DurationText.format(l.handshakeTimeout()),
+        DurationText.format(l.idleTimeout()),
+        DurationText.format(l.frameReadTimeout()),
+        DurationText.format(l.waitMax()),
+        DurationText.format(config.store().leaseDurationMin()),
+        DurationText.format(config.store().leaseDurationMax()),
         config.store().writerQueueCapacity(),
         config.store().commitMode(),
         config.store().dbPagesMax() == 0 ? "none" : config.store().dbPagesMax());

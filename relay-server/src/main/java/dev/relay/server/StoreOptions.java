@@ -114,14 +114,14 @@ final class StoreOptions {
   Duration backoffMax;
 
   @Option(
-      names = "--expiry-sweep-interval",
+      names = "--expiry-interval",
       converter = DurationConverter.class,
-      defaultValue = "${env:RELAY_EXPIRY_SWEEP_INTERVAL:-1s}",
+      defaultValue = "${env:RELAY_EXPIRY_INTERVAL:-1s}",
       description = {
         "Pause between lease-expiry passes that end expired leases; a LEASE also ends those of its queues.",
-        "Range [10ms, 1h]. Default: ${DEFAULT-VALUE}. Env: RELAY_EXPIRY_SWEEP_INTERVAL."
+        "Range [10ms, 1h]. Default: ${DEFAULT-VALUE}. Env: RELAY_EXPIRY_INTERVAL."
       })
-  Duration expirySweepInterval;
+  Duration expiryInterval;
 
   @Option(
       names = "--retention",
@@ -195,7 +195,7 @@ final class StoreOptions {
         .leaseDuration(leaseDuration)
         .backoffBase(backoffBase)
         .backoffMax(backoffMax)
-        .expirySweepInterval(expirySweepInterval)
+        .expiryInterval(expiryInterval)
         .retention(retention)
         .queueDepthMax(queueDepthMax)
         .queuesMax(queuesMax)

@@ -310,7 +310,7 @@ class ErrorTableIT {
     return null;
   }
 
-  private static Enqueue enqueue(String queue, int maxAttempts) {
+  private static Enqueue enqueue(String queue, int attemptsMax) {
     return new Enqueue(
         new JobSpec(
             queue,
@@ -318,7 +318,7 @@ class ErrorTableIT {
             0,
             ScheduleKind.NOW,
             0,
-            maxAttempts,
+            attemptsMax,
             Optional.empty()));
   }
 

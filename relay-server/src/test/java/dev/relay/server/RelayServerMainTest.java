@@ -49,14 +49,14 @@ class RelayServerMainTest {
             "--commit-mode", "per-operation",
             "--lease-duration-max", "2h",
             "--db-pages-max", "1000",
-            "--expiry-sweep-interval", "1h");
+            "--expiry-interval", "1h");
     assertThat(config.listen().getPort()).isZero();
     assertThat(config.limits().connectionsMax()).isEqualTo(5);
     assertThat(config.limits().waitMax()).hasMillis(500);
     assertThat(config.store().commitMode().name()).isEqualTo("PER_OPERATION");
     assertThat(config.store().leaseDurationMax()).hasHours(2);
     assertThat(config.store().dbPagesMax()).isEqualTo(1000);
-    assertThat(config.store().expirySweepInterval()).hasHours(1);
+    assertThat(config.store().expiryInterval()).hasHours(1);
   }
 
   @Test

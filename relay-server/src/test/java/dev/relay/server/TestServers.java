@@ -53,8 +53,8 @@ final class TestServers {
             Optional.empty()));
   }
 
-  static Lease lease(String queue, int maxJobs, long waitMillis) {
-    return new Lease(List.of(queue), maxJobs, LEASE_MILLIS, waitMillis);
+  static Lease lease(String queue, int jobsMax, long waitMillis) {
+    return new Lease(List.of(queue), jobsMax, LEASE_MILLIS, waitMillis);
   }
 
   /** The value of STATS counter {@code name}, asked over {@code client}. */

@@ -1,5 +1,6 @@
 package dev.relay.client.cli;
 
+import dev.relay.protocol.DurationText;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -10,26 +11,17 @@ import picocli.CommandLine.TypeConversionException;
 final class Converters {
   private Converters() {}
 
-  /** {@code 500ms}, {@code 30s}, {@code 5m}, {@code 1h}, {@code 7d}; a bare number is millis. */
+  /**
+   * {@code 500ms}, {@code 30s}, {@code 5m}, {@code 1h}, {@code 7d}: the server's flag syntax, so a
+   * bare number is refused here too rather than read as milliseconds.
+   */
   static final class DurationConverter implements ITypeConverter<Duration> {
     @Override
     public Duration convert(String value) {
-      String v = value.trim();
       try {
-        if (v.endsWith("ms")) {
-          return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
-        }
-        long amount = Long.parseLong(v.substring(0, v.length() - 1));
-        return switch (v.charAt(v.length() - 1)) {
-          case 's' -> Duration.ofSeconds(amount);
-          case 'm' -> Duration.ofMinutes(amount);
-          case 'h' -> Duration.ofHours(amount);
-          case 'd' -> Duration.ofDays(amount);
-          default -> Duration.ofMillis(Long.parseLong(v));
-        };
-      } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
-        throw new TypeConversionException(
-            "'" + value + "' is not a duration (examples: 500ms, 30s, 5m, 1h, 7d)");
+        return DurationText.parse(value);
+      } catch (IllegalArgumentException e) {
+        throw new TypeConversionException(e.getMessage());
       }
     }
   }

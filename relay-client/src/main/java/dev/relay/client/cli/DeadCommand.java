@@ -77,7 +77,7 @@ final class DeadCommand implements Callable<Integer> {
                 Long.toString(job.jobId()),
                 job.queue(),
                 job.type().isEmpty() ? "-" : job.type(),
-                job.attempts() + "/" + job.maxAttempts(),
+                job.attempts() + "/" + job.attemptsMax(),
                 JobInfoView.instant(job.finishedAt()),
                 oneLine(job.deadReason().or(job::lastError).orElse("-"))));
       }

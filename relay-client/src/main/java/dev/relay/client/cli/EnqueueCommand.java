@@ -71,9 +71,9 @@ final class EnqueueCommand implements Callable<Integer> {
   }
 
   @Option(
-      names = "--max-attempts",
+      names = "--attempts-max",
       description = "Leases before a failing job becomes dead (default: the server's).")
-  Integer maxAttempts;
+  Integer attemptsMax;
 
   @Option(
       names = "--idempotency-key",
@@ -113,8 +113,8 @@ final class EnqueueCommand implements Callable<Integer> {
     if (schedule != null && schedule.runAt != null) {
       job.runAt(schedule.runAt);
     }
-    if (maxAttempts != null) {
-      job.maxAttempts(maxAttempts);
+    if (attemptsMax != null) {
+      job.attemptsMax(attemptsMax);
     }
     if (idempotencyKey != null) {
       job.idempotencyKey(idempotencyKey);

@@ -18,7 +18,7 @@ final class JobInfoView {
     m.put("state", job.state().name().toLowerCase(Locale.ROOT));
     m.put("priority", job.priority());
     m.put("attempts", job.attempts());
-    m.put("maxAttempts", job.maxAttempts());
+    m.put("attemptsMax", job.attemptsMax());
     m.put("fencingNumber", job.fencingNumber());
     m.put("expiries", job.expiries());
     m.put("failures", job.failures());
@@ -41,7 +41,7 @@ final class JobInfoView {
     m.put("queue", job.queue());
     m.put("state", job.state().name().toLowerCase(Locale.ROOT));
     m.put("priority", job.priority());
-    m.put("attempts", job.attempts() + " of " + job.maxAttempts());
+    m.put("attempts", job.attempts() + " of " + job.attemptsMax());
     m.put("fencing number", job.fencingNumber());
     m.put("expiries", job.expiries());
     m.put("failures", job.failures());

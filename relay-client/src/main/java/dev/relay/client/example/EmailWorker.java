@@ -61,7 +61,7 @@ public final class EmailWorker {
   static void send(Job job) {
     String to = new String(job.payload(), StandardCharsets.UTF_8);
     if (to.isBlank()) {
-      // A permanent problem: fail the attempt; after maxAttempts the job becomes dead.
+      // A permanent problem: fail the attempt; after attemptsMax the job becomes dead.
       throw new IllegalArgumentException("job " + job.id() + " has no recipient");
     }
     if (job.leaseLost()) {

@@ -96,7 +96,7 @@ final class RelayCliIT {
       "0",
       "--delay",
       "1h",
-      "--max-attempts",
+      "--attempts-max",
       "7",
       "--idempotency-key",
       "order-42"
@@ -110,7 +110,7 @@ final class RelayCliIT {
     assertThat(second.json().get("jobId")).isEqualTo(first.json().get("jobId"));
     JsonNode job = relay("--json", "inspect", first.json().get("jobId").asText()).json();
     assertThat(job.get("priority").asInt()).isZero();
-    assertThat(job.get("maxAttempts").asInt()).isEqualTo(7);
+    assertThat(job.get("attemptsMax").asInt()).isEqualTo(7);
     assertThat(job.get("payloadBytes").asInt()).isEqualTo(payload.length);
     assertThat(job.get("idempotencyKey").asText()).isEqualTo("order-42");
     // The server reads its clock for the delay and again for enqueuedAt, a moment apart.
@@ -203,7 +203,7 @@ final class RelayCliIT {
 
   @Test
   void dead_list_shows_dead_jobs_and_dead_requeue_makes_them_ready() throws Exception {
-    long id = enqueue("--payload", "x", "--max-attempts", "1");
+    long id = enqueue("--payload", "x", "--attempts-max", "1");
     try (RelayClient client = server.connect()) {
       Job job =
           RelayClient.await(client.lease(List.of("mail"), 1, Duration.ofSeconds(5), Duration.ZERO))

@@ -55,6 +55,14 @@ final class RelayCliTest {
   }
 
   @Test
+  void a_bare_number_is_not_a_duration_as_in_the_server_flags() {
+    Run run = run("enqueue", "--queue", "q", "--payload", "x", "--delay", "500");
+
+    assertThat(run.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(run.err()).contains("'500' is not a duration").contains("ms, s, m, h or d");
+  }
+
+  @Test
   void an_invalid_queue_name_is_a_usage_error_before_connecting() throws Exception {
     Run run =
         run("--server", "127.0.0.1:" + closedPort(), "enqueue", "--queue", "a b", "--payload", "x");

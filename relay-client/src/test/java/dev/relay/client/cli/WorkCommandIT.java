@@ -176,7 +176,7 @@ final class WorkCommandIT {
   @Test
   void a_non_zero_exit_nacks_with_the_tail_of_stderr_as_the_last_error() throws Exception {
     Process work = work("echo first >&2; echo 'it broke' >&2; exit 3");
-    long id = enqueue(JobSpecs.builder(queue, new byte[0]).maxAttempts(1));
+    long id = enqueue(JobSpecs.builder(queue, new byte[0]).attemptsMax(1));
 
     JobDetails job = awaitState(id, JobState.DEAD);
 
@@ -189,7 +189,7 @@ final class WorkCommandIT {
   @Test
   void a_command_that_cannot_start_nacks_with_the_reason_and_says_so() throws Exception {
     Process work = workRunning(List.of("--", dir.resolve("no-such-command").toString()));
-    long id = enqueue(JobSpecs.builder(queue, new byte[0]).maxAttempts(1));
+    long id = enqueue(JobSpecs.builder(queue, new byte[0]).attemptsMax(1));
 
     JobDetails job = awaitState(id, JobState.DEAD);
 
@@ -225,7 +225,7 @@ final class WorkCommandIT {
             "500ms",
             "--kill-grace",
             "200ms");
-    long id = enqueue(JobSpecs.builder(queue, new byte[0]).maxAttempts(1));
+    long id = enqueue(JobSpecs.builder(queue, new byte[0]).attemptsMax(1));
 
     JobDetails job = awaitState(id, JobState.DEAD);
 

@@ -64,15 +64,15 @@ final class EnqueueCommand implements WriteCommand<List<EnqueueResult>> {
     long now = context.now();
     long availableAt =
         job.availableAtOrNull() == null ? now : job.availableAtOrNull().toEpochMilli();
-    int maxAttempts =
-        job.maxAttemptsOrZero() == 0 ? context.config.attemptsDefault() : job.maxAttemptsOrZero();
+    int attemptsMax =
+        job.attemptsMaxOrZero() == 0 ? context.config.attemptsDefault() : job.attemptsMaxOrZero();
     CRC32C crc = new CRC32C();
     crc.update(job.payload());
 
     PreparedStatement insert = context.statement(INSERT);
     insert.setString(1, queue);
     insert.setInt(2, job.priority());
-    insert.setInt(3, maxAttempts);
+    insert.setInt(3, attemptsMax);
     insert.setLong(4, now);
     insert.setLong(5, availableAt);
     insert.setString(6, job.idempotencyKeyOrNull());

@@ -27,7 +27,7 @@ final class Housekeeping implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
-    every(config.expirySweepInterval(), "lease expiry", store::expireLeases);
+    every(config.expiryInterval(), "lease expiry", store::expireLeases);
     every(config.purgeInterval(), "retention purge", store::purgeFinished);
   }
 

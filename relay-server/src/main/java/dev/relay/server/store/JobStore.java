@@ -3,6 +3,8 @@ package dev.relay.server.store;
 import dev.relay.protocol.EnqueueResult;
 import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.JobState;
+import dev.relay.protocol.ProtocolLimits;
+import dev.relay.protocol.WireText;
 import java.nio.file.Path;
 import java.sql.Statement;
 import java.time.Duration;
@@ -72,7 +74,7 @@ public final class JobStore implements AutoCloseable {
     return enqueueBatch(List.of(job)).thenApply(results -> results.get(0));
   }
 
-  /** Enqueues up to {@link StoreLimits#ENQUEUE_BATCH_JOBS_MAX} jobs atomically: all or none. */
+  /** Enqueues up to {@link ProtocolLimits#JOBS_PER_BATCH_MAX} jobs atomically: all or none. */
   public CompletableFuture<List<EnqueueResult>> enqueueBatch(List<NewJob> jobs) {
     StoreException refusal = Requests.checkJobs(jobs, config);
     return refusal != null
@@ -80,7 +82,7 @@ public final class JobStore implements AutoCloseable {
         : writer.submit(new EnqueueCommand(jobs));
   }
 
-  /** Claims up to {@code maxJobs} jobs from the request's unpaused queues. */
+  /** Claims up to {@code jobsMax} jobs from the request's unpaused queues. */
   public CompletableFuture<LeaseResult> lease(LeaseRequest request) {
     StoreException refusal = Requests.checkLease(request, config);
     return refusal != null
@@ -96,7 +98,8 @@ public final class JobStore implements AutoCloseable {
   /**
    * Records a failure and schedules a retry after {@code retryDelayOrNull}, or after the backoff
    * for this attempt when null; a job with no attempts left becomes dead. Error text longer than
-   * {@link StoreLimits#ERROR_TEXT_CHARS_MAX} is cut to that length.
+   * {@link ProtocolLimits#ERROR_TEXT_BYTES_MAX} bytes of UTF-8 is cut to that length on a character
+   * boundary, so INSPECT and DEAD_LIST can always send it.
    */
   public CompletableFuture<Outcome> nack(
       long jobId, FencingToken token, String errorText, Duration retryDelayOrNull) {
@@ -104,10 +107,8 @@ public final class JobStore implements AutoCloseable {
     if (refusal != null) {
       return CompletableFuture.failedFuture(refusal);
     }
-    String text = errorText == null ? "" : errorText;
-    if (text.length() > StoreLimits.ERROR_TEXT_CHARS_MAX) {
-      text = text.substring(0, StoreLimits.ERROR_TEXT_CHARS_MAX);
-    }
+    String text =
+        errorText == null ? "" : WireText.fit(errorText, ProtocolLimits.ERROR_TEXT_BYTES_MAX);
     return writer.submit(
         LeaseCommands.nack(jobId, Objects.requireNonNull(token, "token"), text, retryDelayOrNull));
   }
@@ -243,7 +244,7 @@ public final class JobStore implements AutoCloseable {
   /**
    * Housekeeping: returns expired leases to ready (after backoff) or to dead, in writer commands of
    * {@link LeaseExpiry#EXPIRE_BATCH_MAX} until none is left. Blocks until done; runs on the
-   * housekeeping thread every {@code expirySweepInterval} and is callable directly from tests.
+   * housekeeping thread every {@code expiryInterval} and is callable directly from tests.
    */
   public ExpiryResult expireLeases() {
     long requeued = 0;

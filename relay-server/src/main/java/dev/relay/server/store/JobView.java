@@ -13,7 +13,7 @@ import java.util.List;
  * @param state lifecycle state
  * @param priority enqueued priority class
  * @param attempts leases so far (minus releases)
- * @param maxAttempts leases allowed before the job is dead
+ * @param attemptsMax leases allowed before the job is dead
  * @param fencingNumber fencing number, never decreasing
  * @param expiries leases that ended by expiry or restart
  * @param failures nacks received
@@ -34,7 +34,7 @@ public record JobView(
     JobState state,
     int priority,
     int attempts,
-    int maxAttempts,
+    int attemptsMax,
     long fencingNumber,
     int expiries,
     int failures,

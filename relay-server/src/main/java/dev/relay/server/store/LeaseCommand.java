@@ -9,7 +9,6 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.zip.CRC32C;
@@ -19,13 +18,13 @@ import org.slf4j.LoggerFactory;
 /**
  * Claims jobs for one lease request without ever scanning the ready set. Per requested queue and
  * per priority class it reads the oldest available candidates through the partial index {@code
- * jobs_ready} (at most {@code maxJobs} each), merges them in memory by effective class, then
+ * jobs_ready} (at most {@code jobsMax} each), merges them in memory by effective class, then
  * available time, then id, and fences each winner in one {@code UPDATE ... WHERE id = ? AND state =
  * ready}.
  *
  * <p>Aging: the effective class is the priority minus the full minutes waited since the job became
  * available, never below 0. Within one queue and class the oldest jobs also have the lowest
- * effective class, so the oldest {@code maxJobs} of each class contain the best {@code maxJobs}
+ * effective class, so the oldest {@code jobsMax} of each class contain the best {@code jobsMax}
  * overall.
  */
 final class LeaseCommand implements WriteCommand<LeaseResult> {
@@ -75,14 +74,14 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
   }
 
   private final List<String> queues;
-  private final int maxJobs;
+  private final int jobsMax;
   private final long leaseMillis;
   private final long payloadBytesBudget;
 
   /** {@code request} must already be validated against the store's limits. */
   LeaseCommand(LeaseRequest request) {
-    this.queues = List.copyOf(new LinkedHashSet<>(request.queues()));
-    this.maxJobs = request.maxJobs();
+    this.queues = request.queues();
+    this.jobsMax = request.jobsMax();
     this.leaseMillis = request.leaseDuration().toMillis();
     this.payloadBytesBudget = request.payloadBytesBudget();
   }
@@ -116,7 +115,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
     long payloadBytes = 0;
     boolean skipped = false;
     for (Candidate candidate : candidates) {
-      if (leased.size() == maxJobs
+      if (leased.size() == jobsMax
           || (!leased.isEmpty() && payloadBytes + candidate.payloadBytes() > payloadBytesBudget)) {
         break;
       }
@@ -129,7 +128,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
       }
     }
     OptionalLong next = OptionalLong.empty();
-    if (leased.size() < maxJobs) {
+    if (leased.size() < jobsMax) {
       // A skipped (corrupt) candidate may hide due jobs beyond the candidate limit: ask again now.
       next = skipped ? OptionalLong.of(now) : nextAvailable(context, open, now);
     }
@@ -143,7 +142,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
     s.setString(1, queue);
     s.setInt(2, priority);
     s.setLong(3, now);
-    s.setInt(4, maxJobs);
+    s.setInt(4, jobsMax);
     try (ResultSet r = s.executeQuery()) {
       while (r.next()) {
         into.add(new Candidate(r.getLong(1), priority, r.getLong(2), r.getLong(3)));
@@ -159,7 +158,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
     String queue;
     int priority;
     int attempts;
-    int maxAttempts;
+    int attemptsMax;
     long fencingNumber;
     long enqueuedAt;
     long crcStored;
@@ -173,7 +172,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
       queue = r.getString(1);
       priority = r.getInt(2);
       attempts = r.getInt(3);
-      maxAttempts = r.getInt(4);
+      attemptsMax = r.getInt(4);
       fencingNumber = r.getLong(5);
       enqueuedAt = r.getLong(6);
       crcStored = r.getLong(7);
@@ -182,11 +181,11 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
       payload = r.getBytes(10);
     }
     Invariants.check(
-        attempts < maxAttempts,
+        attempts < attemptsMax,
         "ready job %d has spent %d of %d attempts",
         id,
         attempts,
-        maxAttempts);
+        attemptsMax);
     CRC32C crc = new CRC32C();
     crc.update(payload);
     if (crc.getValue() != crcStored) {

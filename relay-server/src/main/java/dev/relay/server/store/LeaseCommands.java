@@ -56,7 +56,7 @@ final class LeaseCommands {
       byte[] token,
       long expiresAt,
       int attempts,
-      int maxAttempts,
+      int attemptsMax,
       long leasedAt) {}
 
   /** A lease granted before schema version 3 recorded when leases begin. */
@@ -102,7 +102,7 @@ final class LeaseCommands {
         return verdict;
       }
       long now = context.now();
-      boolean exhausted = lease.attempts() >= lease.maxAttempts();
+      boolean exhausted = lease.attempts() >= lease.attemptsMax();
       long delay =
           retryDelayOrNull != null
               ? retryDelayOrNull.toMillis()

@@ -68,7 +68,7 @@ final class LeaseExpiry {
 
   /** A lease as it was read, before the compare-and-set. */
   record Lease(
-      long id, String queue, int attempts, int maxAttempts, byte[] token, long expiresAtMillis) {}
+      long id, String queue, int attempts, int attemptsMax, byte[] token, long expiresAtMillis) {}
 
   private LeaseExpiry() {}
 
@@ -168,7 +168,7 @@ final class LeaseExpiry {
    * since its worker never had a fair chance to finish.
    */
   static JobState end(WriteContext context, Lease lease, Cause why) throws SQLException {
-    boolean exhausted = lease.attempts() >= lease.maxAttempts();
+    boolean exhausted = lease.attempts() >= lease.attemptsMax();
     long delayMillis = why == Cause.EXPIRED ? context.backoff.delayMillis(lease.attempts()) : 0;
     PreparedStatement s = context.statement(exhausted ? TO_DEAD : TO_READY);
     s.setString(1, lastError(lease, why));

@@ -9,11 +9,11 @@ import java.util.Objects;
  * A job to enqueue. The store validates ranges and answers {@link StoreError#INVALID_ARGUMENT}; the
  * payload array is not copied, so the caller must not change it after handing it over.
  *
- * @param queue queue name, 1 to {@link StoreLimits#QUEUE_NAME_CHARS_MAX} characters
+ * @param queue queue name by the wire's rule ({@link dev.relay.protocol.Names#queue})
  * @param payload opaque job body
  * @param priority class 0 (most urgent) to 3
  * @param availableAtOrNull when the job may first be leased; {@code null} means now
- * @param maxAttemptsOrZero leases before the job is dead; 0 means {@code attemptsDefault}
+ * @param attemptsMaxOrZero leases before the job is dead; 0 means {@code attemptsDefault}
  * @param idempotencyKeyOrNull a repeated key in the same queue returns the existing job
  * @param type the job's type, {@code ""} when untyped
  * @param headers the job's headers, in order
@@ -23,7 +23,7 @@ public record NewJob(
     byte[] payload,
     int priority,
     Instant availableAtOrNull,
-    int maxAttemptsOrZero,
+    int attemptsMaxOrZero,
     String idempotencyKeyOrNull,
     String type,
     List<Header> headers) {
@@ -47,14 +47,14 @@ public record NewJob(
       byte[] payload,
       int priority,
       Instant availableAtOrNull,
-      int maxAttemptsOrZero,
+      int attemptsMaxOrZero,
       String idempotencyKeyOrNull) {
     this(
         queue,
         payload,
         priority,
         availableAtOrNull,
-        maxAttemptsOrZero,
+        attemptsMaxOrZero,
         idempotencyKeyOrNull,
         "",
         List.of());

@@ -1,27 +1,35 @@
 package dev.relay.server.store;
 
 import dev.relay.protocol.Headers;
+import dev.relay.protocol.Names;
+import dev.relay.protocol.ProtocolLimits;
+import dev.relay.protocol.Ranges;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
 /**
- * Validates requests on the caller's thread before they reach the writer. Each check answers the
- * refusal as a {@link StoreException} with INVALID_ARGUMENT, or {@code null} when the request is
- * fine, so {@link JobStore} can fail the future without throwing at the caller.
+ * Validates requests on the caller's thread before they reach the writer. The limits on a request's
+ * shape (name rules, counts, byte lengths) are the wire's ({@link ProtocolLimits}, {@link Names}):
+ * the store has no limits of its own there, so anything it stores can be sent back in a frame. Each
+ * check answers the refusal as a {@link StoreException} with INVALID_ARGUMENT, or {@code null} when
+ * the request is fine, so {@link JobStore} can fail the future without throwing at the caller.
  */
 final class Requests {
   /** Latest accepted availableAt: far enough for any schedule, far from long overflow. */
   static final Instant AVAILABLE_AT_MAX = Instant.parse("9999-12-31T23:59:59Z");
 
+  /** Longest retry delay a nack may ask for: the wire's limit, so the two cannot differ. */
+  static final Duration RETRY_DELAY_MAX = Duration.ofMillis(ProtocolLimits.RETRY_DELAY_MILLIS_MAX);
+
   private Requests() {}
 
   static StoreException checkJobs(List<NewJob> jobs, StoreConfig config) {
-    if (jobs.isEmpty() || jobs.size() > StoreLimits.ENQUEUE_BATCH_JOBS_MAX) {
+    if (jobs.isEmpty() || jobs.size() > ProtocolLimits.JOBS_PER_BATCH_MAX) {
       return invalid(
           "an enqueue batch must hold 1 to "
-              + StoreLimits.ENQUEUE_BATCH_JOBS_MAX
+              + ProtocolLimits.JOBS_PER_BATCH_MAX
               + " jobs, had "
               + jobs.size());
     }
@@ -42,69 +50,54 @@ final class Requests {
     if (job.priority() < NewJob.PRIORITY_MIN || job.priority() > NewJob.PRIORITY_MAX) {
       return invalid("priority must be in [0, 3], was " + job.priority());
     }
-    if (job.maxAttemptsOrZero() < 0 || job.maxAttemptsOrZero() > config.attemptsMax()) {
+    if (job.attemptsMaxOrZero() < 0 || job.attemptsMaxOrZero() > config.attemptsMax()) {
       return invalid(
-          "maxAttempts must be in [1, "
+          "attemptsMax must be in [1, "
               + config.attemptsMax()
               + "] or 0 for the default, was "
-              + job.maxAttemptsOrZero());
+              + job.attemptsMaxOrZero());
     }
     Instant at = job.availableAtOrNull();
     if (at != null && (at.isBefore(Instant.EPOCH) || at.isAfter(AVAILABLE_AT_MAX))) {
       return invalid("availableAt must be in [" + Instant.EPOCH + ", " + AVAILABLE_AT_MAX + "]");
     }
-    if (job.type().length() > StoreLimits.JOB_TYPE_CHARS_MAX
-        || !job.type().chars().allMatch(Requests::isTypeChar)) {
-      return invalid(
-          "a job type must have 0 to "
-              + StoreLimits.JOB_TYPE_CHARS_MAX
-              + " chars of [A-Za-z0-9._:-], had "
-              + job.type().length());
-    }
     try {
+      Names.jobType("type", job.type());
       Headers.check("headers", job.headers());
     } catch (IllegalArgumentException e) {
       return invalid(e.getMessage());
     }
     String key = job.idempotencyKeyOrNull();
     int keyBytes = key == null ? 1 : key.getBytes(StandardCharsets.UTF_8).length;
-    if (keyBytes < 1 || keyBytes > StoreLimits.IDEMPOTENCY_KEY_BYTES_MAX) {
+    if (keyBytes < 1 || keyBytes > ProtocolLimits.IDEMPOTENCY_KEY_BYTES_MAX) {
       return invalid(
           "an idempotency key must have 1 to "
-              + StoreLimits.IDEMPOTENCY_KEY_BYTES_MAX
+              + ProtocolLimits.IDEMPOTENCY_KEY_BYTES_MAX
               + " UTF-8 bytes, had "
               + keyBytes);
     }
     return null;
   }
 
-  private static boolean isTypeChar(int c) {
-    return (c >= 'a' && c <= 'z')
-        || (c >= 'A' && c <= 'Z')
-        || (c >= '0' && c <= '9')
-        || c == '.'
-        || c == '_'
-        || c == ':'
-        || c == '-';
-  }
-
+  /** A queue name by the wire's rule ({@link Names#queue}), so every stored name can be sent. */
   static StoreException checkQueue(String queue) {
-    if (queue == null || queue.isEmpty() || queue.length() > StoreLimits.QUEUE_NAME_CHARS_MAX) {
-      return invalid(
-          "a queue name must have 1 to "
-              + StoreLimits.QUEUE_NAME_CHARS_MAX
-              + " chars, had "
-              + (queue == null ? "none" : queue.length()));
+    if (queue == null) {
+      return invalid("queue must be set");
     }
-    return null;
+    try {
+      Names.queue("queue", queue);
+      return null;
+    } catch (IllegalArgumentException e) {
+      return invalid(e.getMessage());
+    }
   }
 
   static StoreException checkLease(LeaseRequest request, StoreConfig config) {
     List<String> queues = request.queues();
-    if (queues.isEmpty() || queues.size() > StoreLimits.LEASE_QUEUES_MAX) {
+    if (queues.isEmpty() || queues.size() > ProtocolLimits.QUEUES_PER_LEASE_MAX) {
       return invalid(
           "a lease request must name 1 to "
-              + StoreLimits.LEASE_QUEUES_MAX
+              + ProtocolLimits.QUEUES_PER_LEASE_MAX
               + " queues, named "
               + queues.size());
     }
@@ -114,9 +107,12 @@ final class Requests {
         return refusal;
       }
     }
-    if (request.maxJobs() < 1 || request.maxJobs() > StoreLimits.LEASE_JOBS_MAX) {
+    if (request.jobsMax() < 1 || request.jobsMax() > ProtocolLimits.JOBS_PER_LEASE_MAX) {
       return invalid(
-          "maxJobs must be in [1, " + StoreLimits.LEASE_JOBS_MAX + "], was " + request.maxJobs());
+          "jobsMax must be in [1, "
+              + ProtocolLimits.JOBS_PER_LEASE_MAX
+              + "], was "
+              + request.jobsMax());
     }
     if (request.payloadBytesBudget() < 1) {
       return invalid("payloadBytesBudget must be at least 1, was " + request.payloadBytesBudget());
@@ -126,7 +122,7 @@ final class Requests {
 
   static StoreException checkLeaseDuration(Duration duration, StoreConfig config) {
     try {
-      ConfigChecks.inRange(
+      Ranges.inRange(
           "leaseDuration", duration, config.leaseDurationMin(), config.leaseDurationMax());
       return null;
     } catch (IllegalArgumentException e) {
@@ -139,7 +135,7 @@ final class Requests {
       return null;
     }
     try {
-      ConfigChecks.inRange("retryDelay", delayOrNull, Duration.ZERO, StoreLimits.RETRY_DELAY_MAX);
+      Ranges.inRange("retryDelay", delayOrNull, Duration.ZERO, RETRY_DELAY_MAX);
       return null;
     } catch (IllegalArgumentException e) {
       return invalid(e.getMessage());
@@ -147,14 +143,15 @@ final class Requests {
   }
 
   static StoreException checkDeadPage(String queue, long afterJobId, int limit) {
-    if (queue == null || queue.length() > StoreLimits.QUEUE_NAME_CHARS_MAX) {
+    if (queue == null || (!queue.isEmpty() && checkQueue(queue) != null)) {
       return invalid("queue must be empty (all queues) or a queue name");
     }
     if (afterJobId < 0) {
       return invalid("afterJobId must be at least 0, was " + afterJobId);
     }
-    if (limit < 1 || limit > StoreLimits.DEAD_PAGE_JOBS_MAX) {
-      return invalid("limit must be in [1, " + StoreLimits.DEAD_PAGE_JOBS_MAX + "], was " + limit);
+    if (limit < 1 || limit > ProtocolLimits.DEAD_LIST_PAGE_MAX) {
+      return invalid(
+          "limit must be in [1, " + ProtocolLimits.DEAD_LIST_PAGE_MAX + "], was " + limit);
     }
     return null;
   }

@@ -9,13 +9,13 @@ import java.util.random.RandomGenerator;
  */
 final class RetryBackoff {
   private final long baseMillis;
-  private final long maxMillis;
+  private final long millisMax;
   private final double jitter;
   private final RandomGenerator random;
 
   RetryBackoff(StoreConfig config, RandomGenerator random) {
     this.baseMillis = config.backoffBase().toMillis();
-    this.maxMillis = config.backoffMax().toMillis();
+    this.millisMax = config.backoffMax().toMillis();
     this.jitter = config.backoffJitter();
     this.random = random;
   }
@@ -24,8 +24,8 @@ final class RetryBackoff {
   long delayMillis(int attempt) {
     Invariants.check(attempt >= 1, "backoff for attempt %d", attempt);
     // Doubling in double arithmetic cannot overflow; attempt is at most ATTEMPTS_MAX_MAX.
-    double capped = Math.min(baseMillis * Math.pow(2, attempt - 1), maxMillis);
+    double capped = Math.min(baseMillis * Math.pow(2, attempt - 1), millisMax);
     double spread = capped * (1 + jitter * (2 * random.nextDouble() - 1));
-    return Math.min(Math.round(spread), maxMillis);
+    return Math.min(Math.round(spread), millisMax);
   }
 }

@@ -1,8 +1,9 @@
 package dev.relay.server.store;
 
-import static dev.relay.server.store.ConfigChecks.inRange;
-import static dev.relay.server.store.ConfigChecks.zeroOrInRange;
+import static dev.relay.protocol.Ranges.inRange;
+import static dev.relay.protocol.Ranges.zeroOrInRange;
 
+import dev.relay.protocol.ProtocolLimits;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -31,7 +32,7 @@ import java.util.Optional;
  * @param queuesMax most distinct queues (with jobs, or paused)
  * @param readThreads threads and read-only connections for stats, inspect and dead listing
  * @param readQueueCapacity read requests waiting for a thread before they fail with OVERLOADED
- * @param expirySweepInterval pause between lease-expiry sweeps
+ * @param expiryInterval pause between lease-expiry passes
  * @param purgeInterval pause between retention purges
  * @param dbPagesMax most pages the database file may hold (SQLite's {@code max_page_count}); 0
  *     means no cap but SQLite's own. A write that needs more fails with retryable
@@ -59,7 +60,7 @@ public record StoreConfig(
     int queuesMax,
     int readThreads,
     int readQueueCapacity,
-    Duration expirySweepInterval,
+    Duration expiryInterval,
     Duration purgeInterval,
     long dbPagesMax,
     Optional<Path> backupDir,
@@ -79,11 +80,13 @@ public record StoreConfig(
   public static final int ATTEMPTS_DEFAULT_DEFAULT = 5;
 
   public static final int ATTEMPTS_DEFAULT_MIN = 1;
-  public static final int ATTEMPTS_DEFAULT_MAX = 1000;
+  public static final int ATTEMPTS_DEFAULT_MAX = ProtocolLimits.ATTEMPTS_MAX;
 
   public static final int ATTEMPTS_MAX_DEFAULT = 100;
   public static final int ATTEMPTS_MAX_MIN = 1;
-  public static final int ATTEMPTS_MAX_MAX = 1000;
+
+  /** The wire's ceiling on a job's {@code attemptsMax}: the store may not be set to allow more. */
+  public static final int ATTEMPTS_MAX_MAX = ProtocolLimits.ATTEMPTS_MAX;
 
   public static final Duration LEASE_DURATION_MIN_DEFAULT = Duration.ofSeconds(1);
   public static final Duration LEASE_DURATION_MIN_MIN = Duration.ofMillis(100);
@@ -137,9 +140,9 @@ public record StoreConfig(
   public static final int READ_QUEUE_CAPACITY_MIN = 1;
   public static final int READ_QUEUE_CAPACITY_MAX = 100_000;
 
-  public static final Duration EXPIRY_SWEEP_INTERVAL_DEFAULT = Duration.ofSeconds(1);
-  public static final Duration EXPIRY_SWEEP_INTERVAL_MIN = Duration.ofMillis(10);
-  public static final Duration EXPIRY_SWEEP_INTERVAL_MAX = Duration.ofHours(1);
+  public static final Duration EXPIRY_INTERVAL_DEFAULT = Duration.ofSeconds(1);
+  public static final Duration EXPIRY_INTERVAL_MIN = Duration.ofMillis(10);
+  public static final Duration EXPIRY_INTERVAL_MAX = Duration.ofHours(1);
 
   public static final Duration PURGE_INTERVAL_DEFAULT = Duration.ofSeconds(10);
   public static final Duration PURGE_INTERVAL_MIN = Duration.ofMillis(10);
@@ -189,11 +192,7 @@ public record StoreConfig(
     inRange("readThreads", readThreads, READ_THREADS_MIN, READ_THREADS_MAX);
     inRange(
         "readQueueCapacity", readQueueCapacity, READ_QUEUE_CAPACITY_MIN, READ_QUEUE_CAPACITY_MAX);
-    inRange(
-        "expirySweepInterval",
-        expirySweepInterval,
-        EXPIRY_SWEEP_INTERVAL_MIN,
-        EXPIRY_SWEEP_INTERVAL_MAX);
+    inRange("expiryInterval", expiryInterval, EXPIRY_INTERVAL_MIN, EXPIRY_INTERVAL_MAX);
     inRange("purgeInterval", purgeInterval, PURGE_INTERVAL_MIN, PURGE_INTERVAL_MAX);
     zeroOrInRange("dbPagesMax", dbPagesMax, DB_PAGES_MAX_MIN, DB_PAGES_MAX_MAX);
     Objects.requireNonNull(backupDir, "backupDir");
@@ -249,7 +248,7 @@ public record StoreConfig(
     private int queuesMax = QUEUES_MAX_DEFAULT;
     private int readThreads = READ_THREADS_DEFAULT;
     private int readQueueCapacity = READ_QUEUE_CAPACITY_DEFAULT;
-    private Duration expirySweepInterval = EXPIRY_SWEEP_INTERVAL_DEFAULT;
+    private Duration expiryInterval = EXPIRY_INTERVAL_DEFAULT;
     private Duration purgeInterval = PURGE_INTERVAL_DEFAULT;
     private long dbPagesMax = DB_PAGES_MAX_DEFAULT;
     private Optional<Path> backupDir = Optional.empty();
@@ -278,7 +277,7 @@ public record StoreConfig(
       queuesMax = c.queuesMax;
       readThreads = c.readThreads;
       readQueueCapacity = c.readQueueCapacity;
-      expirySweepInterval = c.expirySweepInterval;
+      expiryInterval = c.expiryInterval;
       purgeInterval = c.purgeInterval;
       dbPagesMax = c.dbPagesMax;
       backupDir = c.backupDir;
@@ -375,8 +374,8 @@ public record StoreConfig(
       return this;
     }
 
-    public Builder expirySweepInterval(Duration v) {
-      expirySweepInterval = v;
+    public Builder expiryInterval(Duration v) {
+      expiryInterval = v;
       return this;
     }
 
@@ -422,7 +421,7 @@ public record StoreConfig(
           queuesMax,
           readThreads,
           readQueueCapacity,
-          expirySweepInterval,
+          expiryInterval,
           purgeInterval,
           dbPagesMax,
           backupDir,

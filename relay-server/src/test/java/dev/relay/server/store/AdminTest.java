@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.protocol.EnqueueResult;
 import dev.relay.protocol.JobState;
+import dev.relay.protocol.ProtocolLimits;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -209,11 +210,11 @@ class AdminTest {
     join(store.enqueueBatch(jobs.subList(0, 1000)));
     join(store.enqueueBatch(jobs.subList(1000, count)));
     List<CompletableFuture<Outcome>> nacks = new ArrayList<>();
-    for (LeaseGrant job : lease(store, "q", 1000)) {
-      nacks.add(store.nack(job.jobId(), job.token(), "x", null));
-    }
-    for (LeaseGrant job : lease(store, "q", 1000)) {
-      nacks.add(store.nack(job.jobId(), job.token(), "x", null));
+    // One lease claims at most the wire's jobs per lease: lease in rounds, a bounded number.
+    for (int round = 0; round <= count / ProtocolLimits.JOBS_PER_LEASE_MAX; round++) {
+      for (LeaseGrant job : lease(store, "q", ProtocolLimits.JOBS_PER_LEASE_MAX)) {
+        nacks.add(store.nack(job.jobId(), job.token(), "x", null));
+      }
     }
     nacks.forEach(TestStores::join);
     assertThat(store.counters().dead()).isEqualTo(count);
@@ -245,9 +246,9 @@ class AdminTest {
   @Test
   void dead_page_limits_outside_the_range_are_invalid() {
     assertThat(failure(store.deadList("", 0, 0)).code()).isEqualTo(StoreError.INVALID_ARGUMENT);
-    assertThat(failure(store.deadList("", 0, StoreLimits.DEAD_PAGE_JOBS_MAX + 1)).code())
+    assertThat(failure(store.deadList("", 0, ProtocolLimits.DEAD_LIST_PAGE_MAX + 1)).code())
         .isEqualTo(StoreError.INVALID_ARGUMENT);
-    assertThat(join(store.deadList("", 0, StoreLimits.DEAD_PAGE_JOBS_MAX)).jobs()).isEmpty();
+    assertThat(join(store.deadList("", 0, ProtocolLimits.DEAD_LIST_PAGE_MAX)).jobs()).isEmpty();
   }
 
   @Test
@@ -257,13 +258,24 @@ class AdminTest {
 
   @Test
   void queue_names_outside_the_limits_are_invalid() {
-    String longest = "q".repeat(StoreLimits.QUEUE_NAME_CHARS_MAX);
+    String longest = "q".repeat(ProtocolLimits.QUEUE_NAME_BYTES_MAX);
     assertThat(enqueue(store, longest, "x")).isPositive();
     assertThat(failure(store.enqueue(NewJob.of(longest + "q", bytes("x"), 0))).code())
         .isEqualTo(StoreError.INVALID_ARGUMENT);
     assertThat(failure(store.enqueue(NewJob.of("", bytes("x"), 0))).code())
         .isEqualTo(StoreError.INVALID_ARGUMENT);
     assertThat(failure(store.pause("", false)).code()).isEqualTo(StoreError.INVALID_ARGUMENT);
+  }
+
+  @Test
+  void queue_names_follow_the_wire_rule_ascii_name_characters_counted_in_bytes() {
+    for (String notOnTheWire : List.of("a b", "orders/eu", "caf\u00e9", "q:1")) {
+      assertThat(failure(store.enqueue(NewJob.of(notOnTheWire, bytes("x"), 0))).getMessage())
+          .contains("may hold only [A-Za-z0-9._-]");
+      assertThat(failure(store.pause(notOnTheWire, true)).code())
+          .isEqualTo(StoreError.INVALID_ARGUMENT);
+    }
+    assertThat(join(store.stats()).queues()).isEmpty();
   }
 
   @Test

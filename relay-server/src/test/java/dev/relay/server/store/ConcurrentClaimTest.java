@@ -55,13 +55,13 @@ class ConcurrentClaimTest {
     try {
       List<Future<?>> workers = new ArrayList<>();
       for (int t = 0; t < THREADS; t++) {
-        int maxJobs = 1 + t % 5;
+        int jobsMax = 1 + t % 5;
         workers.add(
             pool.submit(
                 () -> {
                   start.await();
                   LeaseRequest request =
-                      new LeaseRequest(List.of("a", "b"), maxJobs, TestStores.LEASE, 1 << 20);
+                      new LeaseRequest(List.of("a", "b"), jobsMax, TestStores.LEASE, 1 << 20);
                   while (true) {
                     List<LeaseGrant> got = join(store.lease(request)).jobs();
                     if (got.isEmpty()) {

@@ -25,7 +25,7 @@ class HousekeepingTest {
   void the_scheduler_expires_leases_and_purges_finished_jobs() throws Exception {
     StoreConfig config =
         TestStores.config(dir)
-            .expirySweepInterval(StoreConfig.EXPIRY_SWEEP_INTERVAL_MIN)
+            .expiryInterval(StoreConfig.EXPIRY_INTERVAL_MIN)
             .purgeInterval(StoreConfig.PURGE_INTERVAL_MIN)
             .retention(StoreConfig.RETENTION_MIN)
             .build();

@@ -5,6 +5,7 @@ import static dev.relay.server.store.TestStores.join;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.protocol.EnqueueResult;
+import dev.relay.protocol.ProtocolLimits;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -115,7 +116,7 @@ class IdempotencyTest {
   void keys_outside_the_limits_are_invalid() {
     assertThat(TestStores.failure(store.enqueue(keyed("q", ""))).code())
         .isEqualTo(StoreError.INVALID_ARGUMENT);
-    String longest = "k".repeat(StoreLimits.IDEMPOTENCY_KEY_BYTES_MAX);
+    String longest = "k".repeat(ProtocolLimits.IDEMPOTENCY_KEY_BYTES_MAX);
     assertThat(join(store.enqueue(keyed("q", longest))).created()).isTrue();
     assertThat(TestStores.failure(store.enqueue(keyed("q", longest + "k"))).code())
         .isEqualTo(StoreError.INVALID_ARGUMENT);
@@ -123,10 +124,10 @@ class IdempotencyTest {
 
   @Test
   void a_key_is_measured_in_utf8_bytes_not_chars() {
-    String twoByteChars = "\u00e9".repeat(StoreLimits.IDEMPOTENCY_KEY_BYTES_MAX / 2);
+    String twoByteChars = "\u00e9".repeat(ProtocolLimits.IDEMPOTENCY_KEY_BYTES_MAX / 2);
     assertThat(join(store.enqueue(keyed("q", twoByteChars))).created()).isTrue();
     assertThat(TestStores.failure(store.enqueue(keyed("q", twoByteChars + "k"))).code())
         .isEqualTo(StoreError.INVALID_ARGUMENT);
-    assertThat(StoreLimits.IDEMPOTENCY_KEY_BYTES_MAX).isEqualTo(256);
+    assertThat(ProtocolLimits.IDEMPOTENCY_KEY_BYTES_MAX).isEqualTo(256);
   }
 }

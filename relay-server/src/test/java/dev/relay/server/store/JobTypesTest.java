@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.Header;
 import dev.relay.protocol.JobState;
+import dev.relay.protocol.ProtocolLimits;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -32,8 +33,8 @@ class JobTypesTest {
   @TempDir Path dir;
   final TestClock clock = new TestClock();
 
-  private static NewJob typed(String queue, String type, List<Header> headers, int maxAttempts) {
-    return new NewJob(queue, bytes("payload"), 0, null, maxAttempts, null, type, headers);
+  private static NewJob typed(String queue, String type, List<Header> headers, int attemptsMax) {
+    return new NewJob(queue, bytes("payload"), 0, null, attemptsMax, null, type, headers);
   }
 
   @Test
@@ -84,11 +85,11 @@ class JobTypesTest {
       StoreException tooLong =
           TestStores.failure(
               store.enqueue(
-                  typed("q", "t".repeat(StoreLimits.JOB_TYPE_CHARS_MAX + 1), List.of(), 0)));
+                  typed("q", "t".repeat(ProtocolLimits.JOB_TYPE_BYTES_MAX + 1), List.of(), 0)));
       assertThat(tooLong.code()).isEqualTo(StoreError.INVALID_ARGUMENT);
       assertThat(
               join(store.enqueue(
-                      typed("q", "t".repeat(StoreLimits.JOB_TYPE_CHARS_MAX), HEADERS, 0)))
+                      typed("q", "t".repeat(ProtocolLimits.JOB_TYPE_BYTES_MAX), HEADERS, 0)))
                   .created())
           .isTrue();
     }

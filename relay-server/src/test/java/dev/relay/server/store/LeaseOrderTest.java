@@ -5,6 +5,7 @@ import static dev.relay.server.store.TestStores.join;
 import static dev.relay.server.store.TestStores.lease;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.ProtocolLimits;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Which jobs a claim picks: lowest effective class (priority minus full minutes waited), then the
- * job available first, then the lowest id; at most maxJobs and within the payload budget.
+ * job available first, then the lowest id; at most jobsMax and within the payload budget.
  */
 class LeaseOrderTest {
   @TempDir Path dir;
@@ -144,14 +145,15 @@ class LeaseOrderTest {
   void max_jobs_and_queue_count_outside_the_store_limits_are_invalid() {
     LeaseRequest zero = new LeaseRequest(List.of("q"), 0, TestStores.LEASE, 100);
     LeaseRequest tooMany =
-        new LeaseRequest(List.of("q"), StoreLimits.LEASE_JOBS_MAX + 1, TestStores.LEASE, 100);
+        new LeaseRequest(
+            List.of("q"), ProtocolLimits.JOBS_PER_LEASE_MAX + 1, TestStores.LEASE, 100);
     LeaseRequest noQueue = new LeaseRequest(List.of(), 1, TestStores.LEASE, 100);
     for (LeaseRequest bad : List.of(zero, tooMany, noQueue)) {
       assertThat(TestStores.failure(store.lease(bad)).code())
           .isEqualTo(StoreError.INVALID_ARGUMENT);
     }
     LeaseRequest most =
-        new LeaseRequest(List.of("q"), StoreLimits.LEASE_JOBS_MAX, TestStores.LEASE, 100);
+        new LeaseRequest(List.of("q"), ProtocolLimits.JOBS_PER_LEASE_MAX, TestStores.LEASE, 100);
     assertThat(join(store.lease(most)).jobs()).isEmpty();
   }
 }

@@ -57,7 +57,7 @@ class LifecycleTest {
     assertThat(done.finishedAt()).isEqualTo(clock.instant());
     assertThat(done.leaseExpiresAt()).isNull();
     assertThat(done.attempts()).isEqualTo(1);
-    assertThat(done.maxAttempts()).isEqualTo(StoreConfig.ATTEMPTS_DEFAULT_DEFAULT);
+    assertThat(done.attemptsMax()).isEqualTo(StoreConfig.ATTEMPTS_DEFAULT_DEFAULT);
     assertThat(done.payloadBytes()).isEqualTo(5);
 
     assertThat(store.counters().enqueued()).isEqualTo(1);

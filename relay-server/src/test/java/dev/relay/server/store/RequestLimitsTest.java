@@ -5,6 +5,7 @@ import static dev.relay.server.store.TestStores.failure;
 import static dev.relay.server.store.TestStores.join;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.ProtocolLimits;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -41,9 +42,9 @@ class RequestLimitsTest {
 
   @Test
   void an_enqueue_batch_holds_one_to_the_limit_of_jobs() {
-    assertThat(join(store.enqueueBatch(jobs(StoreLimits.ENQUEUE_BATCH_JOBS_MAX))))
-        .hasSize(StoreLimits.ENQUEUE_BATCH_JOBS_MAX);
-    assertThat(failure(store.enqueueBatch(jobs(StoreLimits.ENQUEUE_BATCH_JOBS_MAX + 1))).code())
+    assertThat(join(store.enqueueBatch(jobs(ProtocolLimits.JOBS_PER_BATCH_MAX))))
+        .hasSize(ProtocolLimits.JOBS_PER_BATCH_MAX);
+    assertThat(failure(store.enqueueBatch(jobs(ProtocolLimits.JOBS_PER_BATCH_MAX + 1))).code())
         .isEqualTo(StoreError.INVALID_ARGUMENT);
     assertThat(failure(store.enqueueBatch(List.of())).code())
         .isEqualTo(StoreError.INVALID_ARGUMENT);
@@ -60,15 +61,16 @@ class RequestLimitsTest {
   @Test
   void a_lease_request_names_one_to_the_limit_of_queues() {
     List<String> most = new ArrayList<>();
-    for (int i = 0; i < StoreLimits.LEASE_QUEUES_MAX; i++) {
+    for (int i = 0; i < ProtocolLimits.QUEUES_PER_LEASE_MAX; i++) {
       most.add("q" + i);
     }
     LeaseRequest atLimit = new LeaseRequest(most, 1, TestStores.LEASE, 100);
     assertThat(join(store.lease(atLimit)).jobs()).isEmpty();
     List<String> tooMany = new ArrayList<>(most);
-    tooMany.add("one more");
+    tooMany.add("one-more");
     LeaseRequest pastLimit = new LeaseRequest(tooMany, 1, TestStores.LEASE, 100);
-    assertThat(failure(store.lease(pastLimit)).code()).isEqualTo(StoreError.INVALID_ARGUMENT);
+    assertThat(failure(store.lease(pastLimit)).getMessage())
+        .contains("must name 1 to " + ProtocolLimits.QUEUES_PER_LEASE_MAX + " queues");
   }
 
   @Test

@@ -8,6 +8,7 @@ import static dev.relay.server.store.TestStores.leaseOne;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.protocol.JobState;
+import dev.relay.protocol.ProtocolLimits;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,8 +33,8 @@ class RetryTest {
     store.close();
   }
 
-  private long enqueueWithAttempts(int maxAttempts) {
-    return join(store.enqueue(new NewJob("q", bytes("p"), 0, null, maxAttempts, null))).jobId();
+  private long enqueueWithAttempts(int attemptsMax) {
+    return join(store.enqueue(new NewJob("q", bytes("p"), 0, null, attemptsMax, null))).jobId();
   }
 
   @Test
@@ -93,9 +94,19 @@ class RetryTest {
   void long_error_text_is_cut_to_the_limit() {
     long id = enqueueWithAttempts(5);
     LeaseGrant job = leaseOne(store, "q");
-    String longText = "x".repeat(StoreLimits.ERROR_TEXT_CHARS_MAX + 10);
+    String longText = "x".repeat(ProtocolLimits.ERROR_TEXT_BYTES_MAX + 10);
     join(store.nack(id, job.token(), longText, null));
-    assertThat(inspect(store, id).lastError()).hasSize(StoreLimits.ERROR_TEXT_CHARS_MAX);
+    assertThat(inspect(store, id).lastError()).hasSize(ProtocolLimits.ERROR_TEXT_BYTES_MAX);
+  }
+
+  @Test
+  void error_text_is_cut_in_utf8_bytes_like_the_wire_so_inspect_can_always_send_it() {
+    long id = enqueueWithAttempts(5);
+    LeaseGrant job = leaseOne(store, "q");
+    // Two bytes a character: the limit in characters would keep twice what a frame may carry.
+    String longText = "\u00e9".repeat(ProtocolLimits.ERROR_TEXT_BYTES_MAX);
+    join(store.nack(id, job.token(), longText, null));
+    assertThat(inspect(store, id).lastError()).hasSize(ProtocolLimits.ERROR_TEXT_BYTES_MAX / 2);
   }
 
   @Test
@@ -132,10 +143,10 @@ class RetryTest {
         .isEqualTo(StoreError.INVALID_ARGUMENT);
     assertThat(
             TestStores.failure(
-                    store.nack(id, job.token(), "x", StoreLimits.RETRY_DELAY_MAX.plusMillis(1)))
+                    store.nack(id, job.token(), "x", Requests.RETRY_DELAY_MAX.plusMillis(1)))
                 .code())
         .isEqualTo(StoreError.INVALID_ARGUMENT);
-    assertThat(join(store.nack(id, job.token(), "x", StoreLimits.RETRY_DELAY_MAX)))
+    assertThat(join(store.nack(id, job.token(), "x", Requests.RETRY_DELAY_MAX)))
         .isEqualTo(Outcome.OK);
   }
 }

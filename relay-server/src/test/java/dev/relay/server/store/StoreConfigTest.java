@@ -135,11 +135,11 @@ class StoreConfigTest {
             b -> b.readQueueCapacity(StoreConfig.READ_QUEUE_CAPACITY_MAX),
             b -> b.readQueueCapacity(StoreConfig.READ_QUEUE_CAPACITY_MAX + 1)),
         new Bound(
-            "expirySweepInterval",
-            b -> b.expirySweepInterval(StoreConfig.EXPIRY_SWEEP_INTERVAL_MIN),
-            b -> b.expirySweepInterval(ms(StoreConfig.EXPIRY_SWEEP_INTERVAL_MIN, -1)),
-            b -> b.expirySweepInterval(StoreConfig.EXPIRY_SWEEP_INTERVAL_MAX),
-            b -> b.expirySweepInterval(ms(StoreConfig.EXPIRY_SWEEP_INTERVAL_MAX, 1))),
+            "expiryInterval",
+            b -> b.expiryInterval(StoreConfig.EXPIRY_INTERVAL_MIN),
+            b -> b.expiryInterval(ms(StoreConfig.EXPIRY_INTERVAL_MIN, -1)),
+            b -> b.expiryInterval(StoreConfig.EXPIRY_INTERVAL_MAX),
+            b -> b.expiryInterval(ms(StoreConfig.EXPIRY_INTERVAL_MAX, 1))),
         new Bound(
             "purgeInterval",
             b -> b.purgeInterval(StoreConfig.PURGE_INTERVAL_MIN),
@@ -204,7 +204,7 @@ class StoreConfigTest {
     assertThat(c.queuesMax()).isEqualTo(10_000);
     assertThat(c.readThreads()).isEqualTo(2);
     assertThat(c.readQueueCapacity()).isEqualTo(256);
-    assertThat(c.expirySweepInterval()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(c.expiryInterval()).isEqualTo(Duration.ofSeconds(1));
     assertThat(c.purgeInterval()).isEqualTo(Duration.ofSeconds(10));
     assertThat(c.dbPagesMax()).isZero();
     assertThat(c.toBuilder().build()).isEqualTo(c);

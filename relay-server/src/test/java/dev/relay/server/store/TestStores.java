@@ -29,7 +29,7 @@ final class TestStores {
    */
   static StoreConfig.Builder config(Path dir) {
     return StoreConfig.builder(dir)
-        .expirySweepInterval(StoreConfig.EXPIRY_SWEEP_INTERVAL_MAX)
+        .expiryInterval(StoreConfig.EXPIRY_INTERVAL_MAX)
         .purgeInterval(StoreConfig.PURGE_INTERVAL_MAX)
         .backoffJitter(0);
   }
@@ -73,12 +73,12 @@ final class TestStores {
     return join(store.enqueue(NewJob.of(queue, bytes(payload), 0))).jobId();
   }
 
-  static LeaseRequest request(String queue, int maxJobs) {
-    return new LeaseRequest(List.of(queue), maxJobs, LEASE, Long.MAX_VALUE);
+  static LeaseRequest request(String queue, int jobsMax) {
+    return new LeaseRequest(List.of(queue), jobsMax, LEASE, Long.MAX_VALUE);
   }
 
-  static List<LeaseGrant> lease(JobStore store, String queue, int maxJobs) {
-    return join(store.lease(request(queue, maxJobs))).jobs();
+  static List<LeaseGrant> lease(JobStore store, String queue, int jobsMax) {
+    return join(store.lease(request(queue, jobsMax))).jobs();
   }
 
   static LeaseGrant leaseOne(JobStore store, String queue) {
