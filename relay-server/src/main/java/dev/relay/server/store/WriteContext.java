@@ -25,6 +25,7 @@ final class WriteContext implements AutoCloseable {
   private final InstantSource clock;
   private final SecureRandom tokens;
   private final QueueCounts committed;
+  private final QueueRows committedQueueRows;
   private final Map<String, PreparedStatement> statements = new HashMap<>();
   private long nowMillis;
 
@@ -34,13 +35,39 @@ final class WriteContext implements AutoCloseable {
       InstantSource clock,
       SecureRandom tokens,
       RetryBackoff backoff,
-      QueueCounts committed) {
+      QueueCounts committed,
+      QueueRows committedQueueRows) {
     this.connection = connection;
     this.config = config;
     this.clock = clock;
     this.tokens = tokens;
     this.backoff = backoff;
     this.committed = committed;
+    this.committedQueueRows = committedQueueRows;
+  }
+
+  /**
+   * Whether {@code queue}'s row says paused, or {@code null} if it has none, including changes not
+   * yet committed.
+   */
+  Boolean queuePaused(String queue) {
+    if (command.queueRows.containsKey(queue)) {
+      return command.queueRows.get(queue);
+    }
+    if (batch.queueRows.containsKey(queue)) {
+      return batch.queueRows.get(queue);
+    }
+    return committedQueueRows.paused(queue);
+  }
+
+  /** The command wrote {@code queue}'s row: its paused flag, or {@code null} when deleted. */
+  void queueRowWritten(String queue, Boolean pausedOrDeleted) {
+    command.queueRows.put(queue, pausedOrDeleted);
+  }
+
+  /** After COMMIT: the batch's row changes become the committed mirror. */
+  void publishQueueRows() {
+    committedQueueRows.apply(batch.queueRows);
   }
 
   Connection connection() {
