@@ -96,10 +96,15 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
         open.add(queue);
       }
     }
-    for (String queue : open) {
+    if (context.leaseMayHaveExpired()) {
       // Expiry is decided by the store clock at claim time too, not only by the next periodic
-      // expiry.
-      LeaseExpiry.expireInQueue(context, queue, LeaseExpiry.CLAIM_EXPIRE_PER_QUEUE_MAX);
+      // expiry. Until the earliest lease's end no lease can have expired, so most claims skip
+      // these reads; expired leases of other queues keep the bound at or before now until the
+      // periodic expiry ends them.
+      for (String queue : open) {
+        LeaseExpiry.expireInQueue(context, queue, LeaseExpiry.CLAIM_EXPIRE_PER_QUEUE_MAX);
+      }
+      context.leasesEndNotBefore(LeaseExpiry.earliestLeaseEnd(context));
     }
     List<Candidate> candidates = new ArrayList<>();
     for (String queue : open) {
@@ -195,6 +200,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
     }
     FencingToken token = context.newToken();
     long expiresAt = context.now() + leaseMillis;
+    context.leaseEndsAt(expiresAt);
     PreparedStatement fence = context.statement(FENCE);
     fence.setBytes(1, token.toBytes());
     fence.setLong(2, expiresAt);

@@ -29,6 +29,15 @@ final class WriteContext implements AutoCloseable {
   private final Map<String, PreparedStatement> statements = new HashMap<>();
   private long nowMillis;
 
+  /**
+   * No lease ends before this time (epoch ms) as far as the writer knows, so a claim before it has
+   * no expired lease to end and skips the expiry query. Only ever a lower bound: lowered by every
+   * lease granted, raised only by reading the table ({@link LeaseExpiry#earliestLeaseEnd}), and
+   * forgotten ({@link Long#MIN_VALUE}) whenever a rollback may have brought back a lease the read
+   * did not see.
+   */
+  private long leasesEndNotBefore = Long.MIN_VALUE;
+
   WriteContext(
       Connection connection,
       StoreConfig config,
@@ -96,6 +105,26 @@ final class WriteContext implements AutoCloseable {
     return FencingToken.random(tokens);
   }
 
+  /** Whether some lease may have expired by now: a claim must run the expiry query first. */
+  boolean leaseMayHaveExpired() {
+    return nowMillis >= leasesEndNotBefore;
+  }
+
+  /** A lease was granted (or may be) that ends at {@code epochMillis}. */
+  void leaseEndsAt(long epochMillis) {
+    leasesEndNotBefore = Math.min(leasesEndNotBefore, epochMillis);
+  }
+
+  /** The table says no lease ends before {@code epochMillis}. */
+  void leasesEndNotBefore(long epochMillis) {
+    leasesEndNotBefore = epochMillis;
+  }
+
+  /** A rollback may have restored leases: claims query expiry again until the next read. */
+  void forgetLeaseEnds() {
+    leasesEndNotBefore = Long.MIN_VALUE;
+  }
+
   /** Jobs of {@code queue} in {@code state}, including changes not yet committed. */
   long count(String queue, JobState state) {
     return committed.get(queue, state) + batch.delta(queue, state) + command.delta(queue, state);
@@ -159,6 +188,7 @@ final class WriteContext implements AutoCloseable {
   }
 
   void commandFailed() {
+    forgetLeaseEnds();
     command.clear();
   }
 

@@ -351,6 +351,7 @@ final class Writer {
   }
 
   private void rollback(Throwable cause) {
+    context.forgetLeaseEnds();
     try {
       execute("ROLLBACK");
     } catch (SQLException e) {
