@@ -20,6 +20,12 @@ final class Effects {
   final Set<String> availableQueues = new HashSet<>();
   final Map<String, Long> scheduledQueues = new HashMap<>();
 
+  /**
+   * Rows of the {@code queues} table written but not yet committed: queue name to its paused flag,
+   * or to {@code null} when the row was deleted.
+   */
+  final Map<String, Boolean> queueRows = new HashMap<>();
+
   /** Counter events by queue, indexed by {@link StoreCounters.Event#ordinal()}. */
   final Map<String, long[]> events = new HashMap<>();
 
@@ -75,6 +81,7 @@ final class Effects {
             mine[i] += counts[i];
           }
         });
+    queueRows.putAll(other.queueRows);
     waits.addAll(other.waits);
     runs.addAll(other.runs);
   }
@@ -83,6 +90,7 @@ final class Effects {
     stateDeltas.clear();
     availableQueues.clear();
     scheduledQueues.clear();
+    queueRows.clear();
     events.clear();
     waits.clear();
     runs.clear();

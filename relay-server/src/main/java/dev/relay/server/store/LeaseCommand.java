@@ -35,35 +35,59 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
 
   private static final Logger log = LoggerFactory.getLogger(LeaseCommand.class);
 
-  // A job's type and encoded headers count against the LEASED budget with its payload.
-  private static final String CANDIDATES =
-      "SELECT id, available_at_ms,"
-          + " payload_bytes + length(type) + coalesce(length(headers), 0) FROM jobs WHERE state = "
-          + Schema.READY
-          + " AND queue = ? AND priority = ? AND available_at_ms <= ?"
-          + " ORDER BY available_at_ms, id LIMIT ?";
+  /**
+   * The oldest due jobs of one queue in each priority class, in one statement: one index seek per
+   * class (each arm is planned on its own, through {@code jobs_ready}), so a claim costs one
+   * statement per queue rather than four. A job's type and encoded headers count against the LEASED
+   * budget with its payload. Parameters per class: queue, now, limit.
+   */
+  static final String CANDIDATES = candidatesSql();
+
   private static final String NEXT_AVAILABLE =
       "SELECT available_at_ms FROM jobs WHERE state = "
           + Schema.READY
           + " AND queue = ? AND priority = ? AND available_at_ms > ?"
           + " ORDER BY available_at_ms LIMIT 1";
-  private static final String READ_JOB =
-      "SELECT queue, priority, attempts, max_attempts, fencing_number, enqueued_at_ms, payload_crc32c,"
-          + " type, headers, payload FROM jobs WHERE id = ? AND state = "
-          + Schema.READY;
+
+  /**
+   * Leases one ready job and returns it, in one statement; {@code attempts} and {@code
+   * fencing_number} come back already raised.
+   */
   private static final String FENCE =
       "UPDATE jobs SET state = "
           + Schema.LEASED
           + ", fencing_token = ?, lease_expires_at_ms = ?, leased_at_ms = ?,"
           + " attempts = attempts + 1, fencing_number = fencing_number + 1 WHERE id = ? AND state = "
-          + Schema.READY;
+          + Schema.READY
+          + " RETURNING queue, priority, attempts, max_attempts, fencing_number, enqueued_at_ms,"
+          + " payload_crc32c, type, headers, payload";
+
+  /** Undoes {@link #FENCE} for a job whose payload failed its checksum, and makes it dead. */
   private static final String TO_CORRUPT =
       "UPDATE jobs SET state = "
           + Schema.DEAD
           + ", finished_at_ms = ?, dead_reason = '"
           + CORRUPT_REASON
-          + "' WHERE id = ? AND state = "
-          + Schema.READY;
+          + "', attempts = attempts - 1, fencing_number = fencing_number - 1,"
+          + " fencing_token = NULL, lease_expires_at_ms = NULL, leased_at_ms = NULL"
+          + " WHERE id = ? AND state = "
+          + Schema.LEASED;
+
+  private static String candidatesSql() {
+    List<String> arms = new ArrayList<>();
+    for (int priority = NewJob.PRIORITY_MIN; priority <= NewJob.PRIORITY_MAX; priority++) {
+      arms.add(
+          "SELECT * FROM (SELECT id, "
+              + priority
+              + ", available_at_ms, payload_bytes + length(type) + coalesce(length(headers), 0)"
+              + " FROM jobs WHERE state = "
+              + Schema.READY
+              + " AND queue = ? AND priority = "
+              + priority
+              + " AND available_at_ms <= ? ORDER BY available_at_ms, id LIMIT ?)");
+    }
+    return String.join(" UNION ALL ", arms);
+  }
 
   /** One ready job as seen through the index. */
   record Candidate(long id, int priority, long availableAtMillis, long payloadBytes) {
@@ -95,16 +119,19 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
         open.add(queue);
       }
     }
-    for (String queue : open) {
+    if (context.leaseMayHaveExpired()) {
       // Expiry is decided by the store clock at claim time too, not only by the next periodic
-      // expiry.
-      LeaseExpiry.expireInQueue(context, queue, LeaseExpiry.CLAIM_EXPIRE_PER_QUEUE_MAX);
+      // expiry. Until the earliest lease's end no lease can have expired, so most claims skip
+      // these reads; expired leases of other queues keep the bound at or before now until the
+      // periodic expiry ends them.
+      for (String queue : open) {
+        LeaseExpiry.expireInQueue(context, queue, LeaseExpiry.CLAIM_EXPIRE_PER_QUEUE_MAX);
+      }
+      context.leasesEndNotBefore(LeaseExpiry.earliestLeaseEnd(context));
     }
     List<Candidate> candidates = new ArrayList<>();
     for (String queue : open) {
-      for (int priority = NewJob.PRIORITY_MIN; priority <= NewJob.PRIORITY_MAX; priority++) {
-        readCandidates(context, queue, priority, now, candidates);
-      }
+      readCandidates(context, queue, now, candidates);
     }
     candidates.sort(
         Comparator.comparingInt((Candidate c) -> c.effectiveClass(now))
@@ -135,17 +162,18 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
     return new LeaseResult(leased, next);
   }
 
-  private void readCandidates(
-      WriteContext context, String queue, int priority, long now, List<Candidate> into)
+  private void readCandidates(WriteContext context, String queue, long now, List<Candidate> into)
       throws SQLException {
     PreparedStatement s = context.statement(CANDIDATES);
-    s.setString(1, queue);
-    s.setInt(2, priority);
-    s.setLong(3, now);
-    s.setInt(4, jobsMax);
+    int p = 1;
+    for (int priority = NewJob.PRIORITY_MIN; priority <= NewJob.PRIORITY_MAX; priority++) {
+      s.setString(p++, queue);
+      s.setLong(p++, now);
+      s.setInt(p++, jobsMax);
+    }
     try (ResultSet r = s.executeQuery()) {
       while (r.next()) {
-        into.add(new Candidate(r.getLong(1), priority, r.getLong(2), r.getLong(3)));
+        into.add(new Candidate(r.getLong(1), r.getInt(2), r.getLong(3), r.getLong(4)));
       }
     }
   }
@@ -153,11 +181,17 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
   /** Leases one job, or answers null if it is no longer ready or its payload is corrupt. */
   private LeaseGrant claim(WriteContext context, Candidate candidate) throws SQLException {
     long id = candidate.id();
-    PreparedStatement read = context.statement(READ_JOB);
-    read.setLong(1, id);
+    FencingToken token = context.newToken();
+    long expiresAt = context.now() + leaseMillis;
+    context.leaseEndsAt(expiresAt);
+    PreparedStatement fence = context.statement(FENCE);
+    fence.setBytes(1, token.toBytes());
+    fence.setLong(2, expiresAt);
+    fence.setLong(3, context.now());
+    fence.setLong(4, id);
     String queue;
     int priority;
-    int attempts;
+    int attempt;
     int attemptsMax;
     long fencingNumber;
     long enqueuedAt;
@@ -165,13 +199,13 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
     String type;
     byte[] headers;
     byte[] payload;
-    try (ResultSet r = read.executeQuery()) {
+    try (ResultSet r = fence.executeQuery()) {
       if (!r.next()) {
-        return null;
+        return null; // no longer ready
       }
       queue = r.getString(1);
       priority = r.getInt(2);
-      attempts = r.getInt(3);
+      attempt = r.getInt(3);
       attemptsMax = r.getInt(4);
       fencingNumber = r.getLong(5);
       enqueuedAt = r.getLong(6);
@@ -179,27 +213,18 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
       type = r.getString(8);
       headers = r.getBytes(9);
       payload = r.getBytes(10);
+      Invariants.check(!r.next(), "lease of job %d changed more than one row", id);
     }
     Invariants.check(
-        attempts < attemptsMax,
+        attempt <= attemptsMax,
         "ready job %d has spent %d of %d attempts",
         id,
-        attempts,
+        attempt - 1,
         attemptsMax);
     CRC32C crc = new CRC32C();
     crc.update(payload);
     if (crc.getValue() != crcStored) {
       markCorrupt(context, id, queue, crcStored, crc.getValue());
-      return null;
-    }
-    FencingToken token = context.newToken();
-    long expiresAt = context.now() + leaseMillis;
-    PreparedStatement fence = context.statement(FENCE);
-    fence.setBytes(1, token.toBytes());
-    fence.setLong(2, expiresAt);
-    fence.setLong(3, context.now());
-    fence.setLong(4, id);
-    if (!Fenced.apply(fence, id, "lease")) {
       return null;
     }
     context.moved(queue, JobState.READY, JobState.LEASED);
@@ -209,8 +234,8 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
         id,
         queue,
         priority,
-        attempts + 1,
-        fencingNumber + 1,
+        attempt,
+        fencingNumber,
         token,
         Instant.ofEpochMilli(enqueuedAt),
         Instant.ofEpochMilli(expiresAt),

@@ -70,23 +70,24 @@ final class LeaseCommands {
   }
 
   static WriteCommand<Outcome> ack(long jobId, FencingToken token) {
-    return context -> {
-      Lease lease = read(context, jobId);
-      Outcome verdict = verdict(lease, token, context.now());
-      if (verdict != Outcome.OK) {
-        return verdict;
-      }
-      PreparedStatement s = context.statement(ACK);
-      s.setLong(1, context.now());
-      bindFence(s, 2, jobId, token);
-      if (!fenced(context, s, jobId, "ack", lease.queue(), JobState.DONE)) {
-        return Outcome.STALE_TOKEN;
-      }
-      if (lease.leasedAt() != LEASED_AT_UNKNOWN) {
-        context.ran(lease.queue(), Math.max(0, context.now() - lease.leasedAt()));
-      }
-      return counted(context, lease.queue(), StoreCounters.Event.ACKED);
-    };
+    return WriteCommand.oneWrite(
+        context -> {
+          Lease lease = read(context, jobId);
+          Outcome verdict = verdict(lease, token, context.now());
+          if (verdict != Outcome.OK) {
+            return verdict;
+          }
+          PreparedStatement s = context.statement(ACK);
+          s.setLong(1, context.now());
+          bindFence(s, 2, jobId, token);
+          if (!fenced(context, s, jobId, "ack", lease.queue(), JobState.DONE)) {
+            return Outcome.STALE_TOKEN;
+          }
+          if (lease.leasedAt() != LEASED_AT_UNKNOWN) {
+            context.ran(lease.queue(), Math.max(0, context.now() - lease.leasedAt()));
+          }
+          return counted(context, lease.queue(), StoreCounters.Event.ACKED);
+        });
   }
 
   /**
@@ -95,73 +96,76 @@ final class LeaseCommands {
    */
   static WriteCommand<Outcome> nack(
       long jobId, FencingToken token, String errorText, Duration retryDelayOrNull) {
-    return context -> {
-      Lease lease = read(context, jobId);
-      Outcome verdict = verdict(lease, token, context.now());
-      if (verdict != Outcome.OK) {
-        return verdict;
-      }
-      long now = context.now();
-      boolean exhausted = lease.attempts() >= lease.attemptsMax();
-      long delay =
-          retryDelayOrNull != null
-              ? retryDelayOrNull.toMillis()
-              : context.backoff.delayMillis(lease.attempts());
-      PreparedStatement s = context.statement(exhausted ? NACK_DEAD : NACK_RETRY);
-      s.setLong(1, exhausted ? now : now + delay);
-      s.setString(2, errorText);
-      bindFence(s, 3, jobId, token);
-      JobState to = exhausted ? JobState.DEAD : JobState.READY;
-      if (!fenced(context, s, jobId, "nack", lease.queue(), to)) {
-        return Outcome.STALE_TOKEN;
-      }
-      context.event(lease.queue(), StoreCounters.Event.NACKED);
-      if (exhausted) {
-        context.event(lease.queue(), StoreCounters.Event.DEAD);
-      } else {
-        context.availableAt(lease.queue(), now + delay);
-      }
-      return Outcome.OK;
-    };
+    return WriteCommand.oneWrite(
+        context -> {
+          Lease lease = read(context, jobId);
+          Outcome verdict = verdict(lease, token, context.now());
+          if (verdict != Outcome.OK) {
+            return verdict;
+          }
+          long now = context.now();
+          boolean exhausted = lease.attempts() >= lease.attemptsMax();
+          long delay =
+              retryDelayOrNull != null
+                  ? retryDelayOrNull.toMillis()
+                  : context.backoff.delayMillis(lease.attempts());
+          PreparedStatement s = context.statement(exhausted ? NACK_DEAD : NACK_RETRY);
+          s.setLong(1, exhausted ? now : now + delay);
+          s.setString(2, errorText);
+          bindFence(s, 3, jobId, token);
+          JobState to = exhausted ? JobState.DEAD : JobState.READY;
+          if (!fenced(context, s, jobId, "nack", lease.queue(), to)) {
+            return Outcome.STALE_TOKEN;
+          }
+          context.event(lease.queue(), StoreCounters.Event.NACKED);
+          if (exhausted) {
+            context.event(lease.queue(), StoreCounters.Event.DEAD);
+          } else {
+            context.availableAt(lease.queue(), now + delay);
+          }
+          return Outcome.OK;
+        });
   }
 
   /** Returns the job to ready now without spending the attempt; the next lease still fences. */
   static WriteCommand<Outcome> release(long jobId, FencingToken token) {
-    return context -> {
-      Lease lease = read(context, jobId);
-      Outcome verdict = verdict(lease, token, context.now());
-      if (verdict != Outcome.OK) {
-        return verdict;
-      }
-      PreparedStatement s = context.statement(RELEASE);
-      s.setLong(1, context.now());
-      bindFence(s, 2, jobId, token);
-      if (!fenced(context, s, jobId, "release", lease.queue(), JobState.READY)) {
-        return Outcome.STALE_TOKEN;
-      }
-      context.available(lease.queue());
-      return counted(context, lease.queue(), StoreCounters.Event.RELEASED);
-    };
+    return WriteCommand.oneWrite(
+        context -> {
+          Lease lease = read(context, jobId);
+          Outcome verdict = verdict(lease, token, context.now());
+          if (verdict != Outcome.OK) {
+            return verdict;
+          }
+          PreparedStatement s = context.statement(RELEASE);
+          s.setLong(1, context.now());
+          bindFence(s, 2, jobId, token);
+          if (!fenced(context, s, jobId, "release", lease.queue(), JobState.READY)) {
+            return Outcome.STALE_TOKEN;
+          }
+          context.available(lease.queue());
+          return counted(context, lease.queue(), StoreCounters.Event.RELEASED);
+        });
   }
 
   /** Extends the lease to now plus {@code leaseDuration}; the token stays the same. */
   static WriteCommand<RenewResult> renew(long jobId, FencingToken token, Duration leaseDuration) {
-    return context -> {
-      Lease lease = read(context, jobId);
-      Outcome verdict = verdict(lease, token, context.now());
-      if (verdict != Outcome.OK) {
-        return new RenewResult(verdict, null);
-      }
-      long expiresAt = context.now() + leaseDuration.toMillis();
-      PreparedStatement s = context.statement(RENEW);
-      s.setLong(1, expiresAt);
-      bindFence(s, 2, jobId, token);
-      if (!Fenced.apply(s, jobId, "renew")) {
-        return new RenewResult(Outcome.STALE_TOKEN, null);
-      }
-      context.event(lease.queue(), StoreCounters.Event.RENEWED);
-      return new RenewResult(Outcome.OK, Instant.ofEpochMilli(expiresAt));
-    };
+    return WriteCommand.oneWrite(
+        context -> {
+          Lease lease = read(context, jobId);
+          Outcome verdict = verdict(lease, token, context.now());
+          if (verdict != Outcome.OK) {
+            return new RenewResult(verdict, null);
+          }
+          long expiresAt = context.now() + leaseDuration.toMillis();
+          PreparedStatement s = context.statement(RENEW);
+          s.setLong(1, expiresAt);
+          bindFence(s, 2, jobId, token);
+          if (!Fenced.apply(s, jobId, "renew")) {
+            return new RenewResult(Outcome.STALE_TOKEN, null);
+          }
+          context.event(lease.queue(), StoreCounters.Event.RENEWED);
+          return new RenewResult(Outcome.OK, Instant.ofEpochMilli(expiresAt));
+        });
   }
 
   private static Lease read(WriteContext context, long jobId) throws SQLException {

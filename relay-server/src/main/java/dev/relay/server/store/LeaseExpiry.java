@@ -35,6 +35,10 @@ final class LeaseExpiry {
           + " FROM jobs WHERE state = "
           + Schema.LEASED
           + " AND lease_expires_at_ms <= ? AND queue = ? ORDER BY lease_expires_at_ms LIMIT ?";
+  private static final String EARLIEST_END =
+      "SELECT lease_expires_at_ms FROM jobs WHERE state = "
+          + Schema.LEASED
+          + " ORDER BY lease_expires_at_ms LIMIT 1";
   private static final String ANY_LEASED =
       COLUMNS + " FROM jobs WHERE state = " + Schema.LEASED + " LIMIT ?";
   // The compare-and-set: same job, still leased, same token, and still expired (a renew keeps
@@ -88,6 +92,13 @@ final class LeaseExpiry {
     s.setString(2, queue);
     s.setInt(3, max);
     return endAll(context, read(s), Cause.EXPIRED);
+  }
+
+  /** When the first of all current leases ends, or {@link Long#MAX_VALUE} if none is held. */
+  static long earliestLeaseEnd(WriteContext context) throws SQLException {
+    try (ResultSet r = context.statement(EARLIEST_END).executeQuery()) {
+      return r.next() ? r.getLong(1) : Long.MAX_VALUE;
+    }
   }
 
   /**

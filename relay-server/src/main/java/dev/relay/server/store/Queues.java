@@ -13,7 +13,6 @@ import java.util.List;
  * burst of one-off queue names frees its slots again, and DELETE_QUEUE frees one at once.
  */
 final class Queues {
-  private static final String EXISTS = "SELECT paused FROM queues WHERE name = ?";
   private static final String COUNT = "SELECT COUNT(*) FROM queues";
   private static final String INSERT = "INSERT INTO queues (name, paused) VALUES (?, 0)";
   private static final String SET_PAUSED =
@@ -51,15 +50,15 @@ final class Queues {
     PreparedStatement insert = context.statement(INSERT);
     insert.setString(1, queue);
     insert.executeUpdate();
+    context.queueRowWritten(queue, false);
   }
 
-  /** Whether the queue is paused, or {@code null} if it has no row. */
-  static Boolean paused(WriteContext context, String queue) throws SQLException {
-    PreparedStatement s = context.statement(EXISTS);
-    s.setString(1, queue);
-    try (ResultSet r = s.executeQuery()) {
-      return r.next() ? r.getInt(1) == 1 : null;
-    }
+  /**
+   * Whether the queue is paused, or {@code null} if it has no row: from the writer's mirror of the
+   * table ({@link QueueRows}), not a statement.
+   */
+  static Boolean paused(WriteContext context, String queue) {
+    return context.queuePaused(queue);
   }
 
   /** Sets the flag; answers whether it changed. The row must exist. */
@@ -68,7 +67,11 @@ final class Queues {
     s.setInt(1, paused ? 1 : 0);
     s.setString(2, queue);
     s.setInt(3, paused ? 1 : 0);
-    return s.executeUpdate() == 1;
+    boolean changed = s.executeUpdate() == 1;
+    if (changed) {
+      context.queueRowWritten(queue, paused);
+    }
+    return changed;
   }
 
   /** Deletes the queue's row, paused or not; the caller has checked that it holds no job. */
@@ -76,6 +79,7 @@ final class Queues {
     PreparedStatement s = context.statement(DELETE_ANY);
     s.setString(1, queue);
     Invariants.check(s.executeUpdate() == 1, "queue %s had no row to delete", queue);
+    context.queueRowWritten(queue, null);
   }
 
   /** Drops up to {@code max} rows of unpaused queues that hold no job in any state. */
@@ -92,7 +96,9 @@ final class Queues {
     PreparedStatement delete = context.statement(DELETE);
     for (String name : empty) {
       delete.setString(1, name);
-      delete.executeUpdate();
+      if (delete.executeUpdate() == 1) {
+        context.queueRowWritten(name, null);
+      }
     }
     return empty.size();
   }

@@ -62,7 +62,8 @@ record StoreParts(
               clock,
               new SecureRandom(),
               new RetryBackoff(config, jitter),
-              counts);
+              counts,
+              QueueRows.load(connection));
       opened.add(context);
       Writer writer = new Writer(context, counts, counters);
       writer.start();

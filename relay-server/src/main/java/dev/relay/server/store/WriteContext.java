@@ -25,8 +25,18 @@ final class WriteContext implements AutoCloseable {
   private final InstantSource clock;
   private final SecureRandom tokens;
   private final QueueCounts committed;
+  private final QueueRows committedQueueRows;
   private final Map<String, PreparedStatement> statements = new HashMap<>();
   private long nowMillis;
+
+  /**
+   * No lease ends before this time (epoch ms) as far as the writer knows, so a claim before it has
+   * no expired lease to end and skips the expiry query. Only ever a lower bound: lowered by every
+   * lease granted, raised only by reading the table ({@link LeaseExpiry#earliestLeaseEnd}), and
+   * forgotten ({@link Long#MIN_VALUE}) whenever a rollback may have brought back a lease the read
+   * did not see.
+   */
+  private long leasesEndNotBefore = Long.MIN_VALUE;
 
   WriteContext(
       Connection connection,
@@ -34,13 +44,39 @@ final class WriteContext implements AutoCloseable {
       InstantSource clock,
       SecureRandom tokens,
       RetryBackoff backoff,
-      QueueCounts committed) {
+      QueueCounts committed,
+      QueueRows committedQueueRows) {
     this.connection = connection;
     this.config = config;
     this.clock = clock;
     this.tokens = tokens;
     this.backoff = backoff;
     this.committed = committed;
+    this.committedQueueRows = committedQueueRows;
+  }
+
+  /**
+   * Whether {@code queue}'s row says paused, or {@code null} if it has none, including changes not
+   * yet committed.
+   */
+  Boolean queuePaused(String queue) {
+    if (command.queueRows.containsKey(queue)) {
+      return command.queueRows.get(queue);
+    }
+    if (batch.queueRows.containsKey(queue)) {
+      return batch.queueRows.get(queue);
+    }
+    return committedQueueRows.paused(queue);
+  }
+
+  /** The command wrote {@code queue}'s row: its paused flag, or {@code null} when deleted. */
+  void queueRowWritten(String queue, Boolean pausedOrDeleted) {
+    command.queueRows.put(queue, pausedOrDeleted);
+  }
+
+  /** After COMMIT: the batch's row changes become the committed mirror. */
+  void publishQueueRows() {
+    committedQueueRows.apply(batch.queueRows);
   }
 
   Connection connection() {
@@ -67,6 +103,26 @@ final class WriteContext implements AutoCloseable {
 
   FencingToken newToken() {
     return FencingToken.random(tokens);
+  }
+
+  /** Whether some lease may have expired by now: a claim must run the expiry query first. */
+  boolean leaseMayHaveExpired() {
+    return nowMillis >= leasesEndNotBefore;
+  }
+
+  /** A lease was granted (or may be) that ends at {@code epochMillis}. */
+  void leaseEndsAt(long epochMillis) {
+    leasesEndNotBefore = Math.min(leasesEndNotBefore, epochMillis);
+  }
+
+  /** The table says no lease ends before {@code epochMillis}. */
+  void leasesEndNotBefore(long epochMillis) {
+    leasesEndNotBefore = epochMillis;
+  }
+
+  /** A rollback may have restored leases: claims query expiry again until the next read. */
+  void forgetLeaseEnds() {
+    leasesEndNotBefore = Long.MIN_VALUE;
   }
 
   /** Jobs of {@code queue} in {@code state}, including changes not yet committed. */
@@ -132,6 +188,7 @@ final class WriteContext implements AutoCloseable {
   }
 
   void commandFailed() {
+    forgetLeaseEnds();
     command.clear();
   }
 

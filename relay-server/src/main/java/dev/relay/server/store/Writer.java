@@ -21,7 +21,8 @@ import org.sqlite.SQLiteException;
  * The one thread that owns the only write connection. Callers submit commands through a bounded
  * queue and get a future; a full queue fails the future at once. The writer takes one command,
  * drains what else is waiting (up to the batch cap), runs them in one {@code BEGIN IMMEDIATE ...
- * COMMIT}, each in its own savepoint, and completes the futures only after COMMIT has returned.
+ * COMMIT}, each in its own savepoint (unless it writes with one statement), and completes the
+ * futures only after COMMIT has returned.
  *
  * <p>Failures: a command's {@link StoreException} rolls back its savepoint only; an I/O error rolls
  * back the batch and fails it with a retryable STORE_UNAVAILABLE while the writer runs on; a broken
@@ -241,12 +242,22 @@ final class Writer {
     return true;
   }
 
+  /**
+   * Runs one command in its own savepoint, or without one when it {@linkplain
+   * WriteCommand#needsSavepoint needs none}: then a failed statement has changed nothing, and the
+   * command's memory effects are dropped as after a rollback.
+   */
   private <T> boolean runInSavepoint(Task<T> task) throws SQLException {
-    execute("SAVEPOINT command");
+    boolean savepoint = task.command.needsSavepoint();
+    if (savepoint) {
+      execute("SAVEPOINT command");
+    }
     context.commandStarted();
     try {
       task.result = task.command.execute(context);
-      execute("RELEASE command");
+      if (savepoint) {
+        execute("RELEASE command");
+      }
       context.commandSucceeded();
       return true;
     } catch (StoreException e) {
@@ -260,14 +271,17 @@ final class Writer {
       task.failure =
           new StoreException(StoreError.INTERNAL, "unexpected SQLite error: " + e.getMessage(), e);
     }
-    execute("ROLLBACK TO command");
-    execute("RELEASE command");
+    if (savepoint) {
+      execute("ROLLBACK TO command");
+      execute("RELEASE command");
+    }
     context.commandFailed();
     return false;
   }
 
   private void publish(List<Task<?>> batch, int succeeded, long commitNanos) {
     Effects effects = context.batch;
+    context.publishQueueRows();
     counts.apply(effects.stateDeltas);
     counters.add(effects.events);
     counters.committed(succeeded);
@@ -337,6 +351,7 @@ final class Writer {
   }
 
   private void rollback(Throwable cause) {
+    context.forgetLeaseEnds();
     try {
       execute("ROLLBACK");
     } catch (SQLException e) {

@@ -40,6 +40,26 @@ class ExpiryTest {
   }
 
   @Test
+  void a_claim_ends_expired_leases_of_its_queue_whether_the_shortest_lease_came_first_or_last() {
+    long longLease = enqueue(store, "a", "60 s");
+    join(store.lease(new LeaseRequest(List.of("a"), 1, Duration.ofSeconds(60), Long.MAX_VALUE)));
+    assertThat(lease(store, "a", 1)).as("this claim reads when the first lease ends").isEmpty();
+    long shortLease = enqueue(store, "b", "1 s");
+    join(store.lease(new LeaseRequest(List.of("b"), 1, Duration.ofSeconds(1), Long.MAX_VALUE)));
+
+    clock.advance(Duration.ofSeconds(2));
+    lease(store, "b", 1);
+    assertThat(inspect(store, shortLease).state())
+        .as("the 1 s lease granted after the read ended at the next claim")
+        .isEqualTo(JobState.READY);
+    assertThat(inspect(store, longLease).state()).isEqualTo(JobState.LEASED);
+
+    clock.advance(Duration.ofSeconds(60));
+    lease(store, "a", 1);
+    assertThat(inspect(store, longLease).state()).isEqualTo(JobState.READY);
+  }
+
+  @Test
   void lost_ack_means_the_job_is_delivered_again_with_a_higher_attempt_and_fencing_number() {
     long id = enqueue(store, "q", "payload");
     LeaseGrant first = leaseOne(store, "q");
