@@ -75,7 +75,8 @@ final class RequestDispatcher {
           v ->
               v.<Response>map(Conversions::jobInfo)
                   .orElseGet(
-                      () -> Replies.error(ErrorCode.UNKNOWN_JOB, job(i.jobId()) + ": unknown")),
+                      () ->
+                          Replies.error(ErrorCode.UNKNOWN_JOB, Replies.unknownJob(job(i.jobId())))),
           loop);
     } else if (request instanceof DeadList d) {
       return answer(

@@ -5,6 +5,7 @@ import dev.relay.client.JobDetails;
 import dev.relay.client.RelayClient;
 import dev.relay.protocol.DeadList;
 import dev.relay.protocol.DeadRequeue;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -93,7 +94,8 @@ final class DeadCommand implements Callable<Integer> {
 
     private static Map<String, Object> json(DeadPage page) {
       Map<String, Object> m = new LinkedHashMap<>();
-      m.put("jobs", page.jobs().stream().map(JobInfoView::json).toList());
+      Instant now = Instant.now();
+      m.put("jobs", page.jobs().stream().map(job -> JobInfoView.json(job, now)).toList());
       // 0 on the last page, as the protocol's DEAD_JOBS says it
       m.put("nextAfterJobId", page.nextAfterJobId().orElse(0));
       return m;

@@ -2,6 +2,7 @@ package dev.relay.client.cli;
 
 import dev.relay.client.JobDetails;
 import dev.relay.client.RelayClient;
+import java.time.Instant;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -22,7 +23,8 @@ final class InspectCommand implements Callable<Integer> {
   public Integer call() {
     try (RelayClient client = relay.connect()) {
       JobDetails job = RelayClient.await(client.inspect(jobId));
-      relay.print(JobInfoView.text(job), JobInfoView.json(job));
+      Instant now = Instant.now();
+      relay.print(JobInfoView.text(job, now), JobInfoView.json(job, now));
     }
     return ExitCodes.OK;
   }
