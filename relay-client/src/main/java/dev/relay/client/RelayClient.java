@@ -6,6 +6,7 @@ import dev.relay.protocol.Backup;
 import dev.relay.protocol.Cancel;
 import dev.relay.protocol.DeadJobs;
 import dev.relay.protocol.DeadList;
+import dev.relay.protocol.DeadPurge;
 import dev.relay.protocol.DeadRequeue;
 import dev.relay.protocol.DeleteQueue;
 import dev.relay.protocol.Enqueue;
@@ -27,6 +28,7 @@ import dev.relay.protocol.Ok;
 import dev.relay.protocol.Pause;
 import dev.relay.protocol.Principal;
 import dev.relay.protocol.ProtocolLimits;
+import dev.relay.protocol.Purged;
 import dev.relay.protocol.Release;
 import dev.relay.protocol.Renew;
 import dev.relay.protocol.Renewed;
@@ -323,6 +325,16 @@ public final class RelayClient implements AutoCloseable {
   public CompletableFuture<Long> deadRequeue(String queue, long jobId) {
     return send(new DeadRequeue(queue, jobId), Requeued.class, Duration.ZERO)
         .thenApply(Requeued::count);
+  }
+
+  /**
+   * Deletes dead jobs of {@code queue} that became dead at least {@code olderThan} ago ({@link
+   * Duration#ZERO}: every one), at most {@link ProtocolLimits#DEAD_PURGE_JOBS_MAX} per call, lowest
+   * ids first; completes with how many went and whether more may be left ({@link Purged#more()}:
+   * call again). Needs the admin token when the server has one.
+   */
+  public CompletableFuture<Purged> deadPurge(String queue, Duration olderThan) {
+    return send(new DeadPurge(queue, olderThan.toMillis()), Purged.class, Duration.ZERO);
   }
 
   /** Cancels a waiting job so it never runs; fails with INVALID_STATE when it is not waiting. */

@@ -26,6 +26,7 @@ public enum Opcode {
   RESUME(0x0F),
   BACKUP(0x10),
   DELETE_QUEUE(0x11),
+  DEAD_PURGE(0x12),
   OK(0x80),
   WELCOME(0x81),
   ENQUEUED(0x82),
@@ -37,6 +38,7 @@ public enum Opcode {
   DEAD_JOBS(0x8B),
   REQUEUED(0x8C),
   BACKED_UP(0x90),
+  PURGED(0x92),
   ERROR(0xFF);
 
   private static final int RESPONSE_BIT = 0x80;

@@ -28,7 +28,8 @@ public enum Principal {
               Opcode.RESUME,
               Opcode.CANCEL,
               Opcode.DEAD_REQUEUE,
-              Opcode.DELETE_QUEUE));
+              Opcode.DELETE_QUEUE,
+              Opcode.DEAD_PURGE));
 
   private final int code;
 

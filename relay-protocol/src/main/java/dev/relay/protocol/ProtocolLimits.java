@@ -101,6 +101,12 @@ public final class ProtocolLimits {
   /** Most dead jobs one DEAD_LIST may ask for and one DEAD_JOBS may carry. */
   public static final int DEAD_LIST_PAGE_MAX = 500;
 
+  /**
+   * Most dead jobs one DEAD_PURGE deletes: each request stays one short writer command however long
+   * the dead list, and the client repeats it while PURGED says there may be more.
+   */
+  public static final int DEAD_PURGE_JOBS_MAX = 1000;
+
   /** Largest max-attempts a job may ask for. */
   public static final int ATTEMPTS_MAX = 1000;
 

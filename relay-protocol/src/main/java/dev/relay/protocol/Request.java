@@ -18,4 +18,5 @@ public sealed interface Request extends Message
         Pause,
         Resume,
         Backup,
-        DeleteQueue {}
+        DeleteQueue,
+        DeadPurge {}

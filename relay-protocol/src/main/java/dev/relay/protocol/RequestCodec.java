@@ -57,6 +57,9 @@ final class RequestCodec {
       WireWriter.string(out, m.name());
     } else if (request instanceof DeleteQueue m) {
       WireWriter.string(out, m.queue());
+    } else if (request instanceof DeadPurge m) {
+      WireWriter.string(out, m.queue());
+      WireWriter.i64(out, m.olderThanMillis());
     } else {
       throw new AssertionError("no writer for " + request.opcode());
     }
@@ -103,6 +106,9 @@ final class RequestCodec {
       case RESUME -> new Resume(in.string("queue", ProtocolLimits.QUEUE_NAME_BYTES_MAX));
       case BACKUP -> new Backup(in.string("name", ProtocolLimits.BACKUP_NAME_BYTES_MAX));
       case DELETE_QUEUE -> new DeleteQueue(in.string("queue", ProtocolLimits.QUEUE_NAME_BYTES_MAX));
+      case DEAD_PURGE ->
+          new DeadPurge(
+              in.string("queue", ProtocolLimits.QUEUE_NAME_BYTES_MAX), in.i64("olderThanMillis"));
       default -> throw new AssertionError("not a request opcode: " + in.opcode());
     };
   }

@@ -13,4 +13,5 @@ public sealed interface Response extends Message
         DeadJobs,
         Requeued,
         BackedUp,
+        Purged,
         ErrorResponse {}

@@ -43,6 +43,9 @@ final class ResponseCodec {
     } else if (response instanceof BackedUp m) {
       WireWriter.i64(out, m.bytes());
       WireWriter.string(out, m.name());
+    } else if (response instanceof Purged m) {
+      WireWriter.u32(out, m.count());
+      WireWriter.bool(out, m.more());
     } else if (response instanceof ErrorResponse m) {
       WireWriter.u16(out, m.code().code());
       WireWriter.bool(out, m.retryable());
@@ -81,6 +84,7 @@ final class ResponseCodec {
       case REQUEUED -> new Requeued(in.i64("count"));
       case BACKED_UP ->
           new BackedUp(in.i64("bytes"), in.string("name", ProtocolLimits.BACKUP_NAME_BYTES_MAX));
+      case PURGED -> readPurged(in);
       case ERROR -> readError(in);
       default -> throw new AssertionError("not a response opcode: " + in.opcode());
     };
@@ -153,6 +157,14 @@ final class ResponseCodec {
       jobs.add(ValueCodec.readJobInfo(in));
     }
     return jobs;
+  }
+
+  private static Purged readPurged(WireReader in) throws ProtocolException {
+    long count = in.u32("count");
+    if (count > ProtocolLimits.DEAD_PURGE_JOBS_MAX) {
+      throw in.malformed("count " + count + " over DEAD_PURGE_JOBS_MAX");
+    }
+    return new Purged((int) count, in.bool("more"));
   }
 
   private static ErrorResponse readError(WireReader in) throws ProtocolException {

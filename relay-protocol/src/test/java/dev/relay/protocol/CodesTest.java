@@ -87,6 +87,7 @@ class CodesTest {
     assertThat(Opcode.DEAD_JOBS.code()).isEqualTo(Opcode.DEAD_LIST.code() | 0x80);
     assertThat(Opcode.REQUEUED.code()).isEqualTo(Opcode.DEAD_REQUEUE.code() | 0x80);
     assertThat(Opcode.BACKED_UP.code()).isEqualTo(Opcode.BACKUP.code() | 0x80);
+    assertThat(Opcode.PURGED.code()).isEqualTo(Opcode.DEAD_PURGE.code() | 0x80);
   }
 
   @Test

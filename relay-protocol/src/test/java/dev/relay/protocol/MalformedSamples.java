@@ -317,6 +317,40 @@ final class MalformedSamples {
             b -> b.writeShort(ProtocolLimits.JOBS_PER_LEASE_MAX + 1)));
     cases.add(body("renewed_truncated", Side.CLIENT, 0x88, b -> b.writeInt(1)));
     cases.add(body("requeued_negative_count", Side.CLIENT, 0x8C, b -> b.writeLong(-1)));
+    cases.add(
+        body(
+            "purged_count_over_cap",
+            Side.CLIENT,
+            0x92,
+            b -> b.writeInt(ProtocolLimits.DEAD_PURGE_JOBS_MAX + 1).writeByte(1)));
+    cases.add(body("purged_more_byte_2", Side.CLIENT, 0x92, b -> b.writeInt(1).writeByte(2)));
+    cases.add(
+        body(
+            "dead_purge_negative_age",
+            Side.SERVER,
+            0x12,
+            b -> {
+              string(b, "emails");
+              b.writeLong(-1);
+            }));
+    cases.add(
+        body(
+            "dead_purge_age_over_cap",
+            Side.SERVER,
+            0x12,
+            b -> {
+              string(b, "emails");
+              b.writeLong(ProtocolLimits.SCHEDULE_AHEAD_MILLIS_MAX + 1);
+            }));
+    cases.add(
+        body(
+            "dead_purge_empty_queue",
+            Side.SERVER,
+            0x12,
+            b -> {
+              string(b, "");
+              b.writeLong(0);
+            }));
     return cases;
   }
 

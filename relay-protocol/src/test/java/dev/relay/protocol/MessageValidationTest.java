@@ -162,6 +162,17 @@ class MessageValidationTest {
             () -> new DeleteQueue("q".repeat(ProtocolLimits.QUEUE_NAME_BYTES_MAX + 1))),
         limit("queue", () -> new DeleteQueue("q"), () -> new DeleteQueue("")),
         limit("queue", () -> new Pause("q", true), () -> new Pause("", true)),
+        limit("queue", () -> new DeadPurge("q", 0), () -> new DeadPurge("", 0)),
+        limit(
+            "olderThanMillis",
+            () -> new DeadPurge("q", ProtocolLimits.SCHEDULE_AHEAD_MILLIS_MAX),
+            () -> new DeadPurge("q", ProtocolLimits.SCHEDULE_AHEAD_MILLIS_MAX + 1)),
+        limit("olderThanMillis", () -> new DeadPurge("q", 0), () -> new DeadPurge("q", -1)),
+        limit(
+            "count",
+            () -> new Purged(ProtocolLimits.DEAD_PURGE_JOBS_MAX, true),
+            () -> new Purged(ProtocolLimits.DEAD_PURGE_JOBS_MAX + 1, true)),
+        limit("count", () -> new Purged(0, false), () -> new Purged(-1, false)),
         limit(
             "jobs",
             () -> new Leased(leasedJobs(ProtocolLimits.JOBS_PER_LEASE_MAX)),

@@ -41,7 +41,8 @@ class PrincipalTest {
             Opcode.RESUME,
             Opcode.CANCEL,
             Opcode.DEAD_REQUEUE,
-            Opcode.DELETE_QUEUE);
+            Opcode.DELETE_QUEUE,
+            Opcode.DEAD_PURGE);
   }
 
   @Test

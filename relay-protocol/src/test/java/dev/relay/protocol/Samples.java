@@ -159,7 +159,9 @@ final class Samples {
         new Resume("emails"),
         new Backup(Backup.SERVER_CHOOSES),
         new Backup("nightly.db"),
-        new DeleteQueue("emails"));
+        new DeleteQueue("emails"),
+        new DeadPurge("emails", DeadPurge.ANY_AGE),
+        new DeadPurge("emails", ProtocolLimits.SCHEDULE_AHEAD_MILLIS_MAX));
   }
 
   static List<Response> responses() {
@@ -195,6 +197,8 @@ final class Samples {
         new DeadJobs(List.of(), DeadJobs.NO_MORE),
         new Requeued(3),
         new BackedUp(1_048_576, "relay-20300101T000000.000Z.db"),
+        new Purged(ProtocolLimits.DEAD_PURGE_JOBS_MAX, true),
+        new Purged(0, false),
         ErrorResponse.of(ErrorCode.STALE_TOKEN, "job 7 was leased again"),
         new ErrorResponse(ErrorCode.OVERLOADED, false, ""));
   }

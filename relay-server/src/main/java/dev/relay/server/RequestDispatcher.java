@@ -5,6 +5,7 @@ import dev.relay.protocol.BackedUp;
 import dev.relay.protocol.Backup;
 import dev.relay.protocol.Cancel;
 import dev.relay.protocol.DeadList;
+import dev.relay.protocol.DeadPurge;
 import dev.relay.protocol.DeadRequeue;
 import dev.relay.protocol.DeleteQueue;
 import dev.relay.protocol.Enqueue;
@@ -18,6 +19,7 @@ import dev.relay.protocol.Nack;
 import dev.relay.protocol.Ok;
 import dev.relay.protocol.Pause;
 import dev.relay.protocol.ProtocolLimits;
+import dev.relay.protocol.Purged;
 import dev.relay.protocol.Release;
 import dev.relay.protocol.Renew;
 import dev.relay.protocol.Renewed;
@@ -93,6 +95,8 @@ final class RequestDispatcher {
       return backup(b, loop);
     } else if (request instanceof DeleteQueue d) {
       return answer(server.store().deleteQueue(d.queue()), r -> deleted(d.queue(), r), loop);
+    } else if (request instanceof DeadPurge d) {
+      return deadPurge(d, loop);
     }
     throw new IllegalArgumentException("not dispatched here: " + request.opcode());
   }
@@ -258,6 +262,15 @@ final class RequestDispatcher {
                       job(d.jobId()) + " is not a dead job of queue " + d.queue());
               default -> Replies.forOutcome(o, job(d.jobId()));
             },
+        loop);
+  }
+
+  /** One bounded batch per request: the client repeats while PURGED says {@code more}. */
+  private CompletableFuture<Response> deadPurge(DeadPurge d, Executor loop) {
+    int batch = ProtocolLimits.DEAD_PURGE_JOBS_MAX;
+    return answer(
+        server.store().deadPurge(d.queue(), Duration.ofMillis(d.olderThanMillis()), batch),
+        n -> new Purged(n, n == batch),
         loop);
   }
 

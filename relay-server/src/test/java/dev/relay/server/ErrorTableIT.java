@@ -8,6 +8,7 @@ import dev.relay.protocol.Ack;
 import dev.relay.protocol.Backup;
 import dev.relay.protocol.Cancel;
 import dev.relay.protocol.DeadList;
+import dev.relay.protocol.DeadPurge;
 import dev.relay.protocol.DeadRequeue;
 import dev.relay.protocol.DeleteQueue;
 import dev.relay.protocol.Enqueue;
@@ -218,6 +219,8 @@ class ErrorTableIT {
             new Resume("q"),
             new Resume("nope"),
             new Backup(""),
+            new DeadPurge("nope", DeadPurge.ANY_AGE),
+            new DeadPurge("q", 1),
             new DeleteQueue("q"),
             new DeleteQueue("nope"));
     for (Request r : requests) {

@@ -39,6 +39,24 @@ final class ConfigChecks {
     return value;
   }
 
+  /** For durations where 0 means "off": 0, or a duration in [min, max]. */
+  static Duration zeroOrInRange(String field, Duration value, Duration min, Duration max) {
+    if (value == null) {
+      throw new IllegalArgumentException(field + " must be set");
+    }
+    if (!value.isZero() && (value.compareTo(min) < 0 || value.compareTo(max) > 0)) {
+      throw new IllegalArgumentException(
+          field
+              + " must be 0 (off) or in ["
+              + format(min)
+              + ", "
+              + format(max)
+              + "], was "
+              + format(value));
+    }
+    return value;
+  }
+
   static Duration inRange(String field, Duration value, Duration min, Duration max) {
     if (value == null) {
       throw new IllegalArgumentException(field + " must be set");

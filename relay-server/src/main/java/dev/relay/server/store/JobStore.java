@@ -187,6 +187,21 @@ public final class JobStore implements AutoCloseable {
     return refusal != null ? CompletableFuture.failedFuture(refusal) : requeueAll(queueOrEmpty, 0);
   }
 
+  /**
+   * Deletes up to {@code limit} dead jobs of {@code queue}, lowest ids first, that became dead at
+   * least {@code olderThan} ago ({@link Duration#ZERO}: every one), in one writer command; answers
+   * how many went. The caller repeats while the answer equals {@code limit}.
+   */
+  public CompletableFuture<Integer> deadPurge(String queue, Duration olderThan, int limit) {
+    StoreException refusal = Requests.checkQueue(queue);
+    if (refusal == null && (olderThan.isNegative() || limit < 1)) {
+      refusal = Requests.invalid("olderThan must be >= 0 and limit >= 1");
+    }
+    return refusal != null
+        ? CompletableFuture.failedFuture(refusal)
+        : writer.submit(AdminCommands.deadPurge(queue, olderThan.toMillis(), limit));
+  }
+
   private static StoreException checkRequeueQueue(String queue) {
     return queue == null || (!queue.isEmpty() && Requests.checkQueue(queue) != null)
         ? Requests.invalid("queue must be empty or a name")

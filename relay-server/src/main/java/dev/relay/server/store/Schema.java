@@ -17,7 +17,7 @@ import java.util.List;
  */
 final class Schema {
   /** The version this build writes and understands. */
-  static final int VERSION = 2;
+  static final int VERSION = 3;
 
   /** {@code PRAGMA application_id}: "RLAY", so a foreign SQLite file is recognised. */
   static final int APPLICATION_ID = 0x524c4159;
@@ -53,6 +53,22 @@ final class Schema {
               + ")",
           "CREATE INDEX jobs_dead ON jobs (queue, id) WHERE state = " + DEAD,
           "CREATE INDEX jobs_dead_all ON jobs (id) WHERE state = " + DEAD);
+
+  /**
+   * The indexes version 3 adds, for the operator's reads and the dead jobs' retention. A later
+   * migration that rebuilds the table creates these and {@link #JOBS_INDEXES} again.
+   */
+  private static final List<String> OPERATOR_INDEXES =
+      List.of(
+          // The dead retention purge, oldest first, without walking the whole dead list.
+          "CREATE INDEX jobs_dead_finished ON jobs (finished_at_ms) WHERE state = " + DEAD,
+          // JOBS_LIST of done or cancelled jobs of one queue, by id: jobs_finished has no queue.
+          "CREATE INDEX jobs_finished_queue ON jobs (queue, state, id)"
+              + " WHERE state IN ("
+              + DONE
+              + ", "
+              + CANCELLED
+              + ")");
 
   /** Migration i (0-based) takes the file from version i to version i + 1. */
   private static final List<List<String>> MIGRATIONS =
@@ -94,7 +110,8 @@ final class Schema {
               JOBS_INDEXES.get(4),
               JOBS_INDEXES.get(5),
               "PRAGMA application_id = " + APPLICATION_ID),
-          migrateToTypesAndHeaders());
+          migrateToTypesAndHeaders(),
+          OPERATOR_INDEXES);
 
   /**
    * Version 2 gives each job a type ({@code ''} when untyped) and its headers (the protocol's
