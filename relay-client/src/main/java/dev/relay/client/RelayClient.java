@@ -21,8 +21,11 @@ import dev.relay.protocol.FrameBudget;
 import dev.relay.protocol.Inspect;
 import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobSpec;
+import dev.relay.protocol.Jobs;
+import dev.relay.protocol.JobsList;
 import dev.relay.protocol.Lease;
 import dev.relay.protocol.Leased;
+import dev.relay.protocol.ListOrder;
 import dev.relay.protocol.Nack;
 import dev.relay.protocol.Ok;
 import dev.relay.protocol.Pause;
@@ -36,6 +39,7 @@ import dev.relay.protocol.Request;
 import dev.relay.protocol.Requeued;
 import dev.relay.protocol.Response;
 import dev.relay.protocol.Resume;
+import dev.relay.protocol.StateFilter;
 import dev.relay.protocol.Stats;
 import dev.relay.protocol.StatsResult;
 import dev.relay.protocol.Welcome;
@@ -314,6 +318,25 @@ public final class RelayClient implements AutoCloseable {
                 new DeadPage(
                     page.jobs().stream().map(JobDetails::of).toList(),
                     page.nextAfterJobId() == DeadJobs.NO_MORE
+                        ? OptionalLong.empty()
+                        : OptionalLong.of(page.nextAfterJobId())));
+  }
+
+  /**
+   * One page of the jobs of {@code queue} in {@code state} (ready means available now; scheduled,
+   * ready but available later, by the server's clock), in job id order: oldest or newest first,
+   * continuing after {@code afterJobId} ({@link JobsList#FROM_START} for the first page), at most
+   * {@code limit} (1..{@link ProtocolLimits#JOBS_LIST_PAGE_MAX}) jobs. An unknown queue gives an
+   * empty page. Worker connections may list, as they may inspect.
+   */
+  public CompletableFuture<JobsPage> jobsList(
+      String queue, StateFilter state, ListOrder order, long afterJobId, int limit) {
+    return send(new JobsList(queue, state, order, afterJobId, limit), Jobs.class, Duration.ZERO)
+        .thenApply(
+            page ->
+                new JobsPage(
+                    page.jobs().stream().map(JobDetails::of).toList(),
+                    page.nextAfterJobId() == Jobs.NO_MORE
                         ? OptionalLong.empty()
                         : OptionalLong.of(page.nextAfterJobId())));
   }

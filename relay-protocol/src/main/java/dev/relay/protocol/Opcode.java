@@ -27,6 +27,7 @@ public enum Opcode {
   BACKUP(0x10),
   DELETE_QUEUE(0x11),
   DEAD_PURGE(0x12),
+  JOBS_LIST(0x13),
   OK(0x80),
   WELCOME(0x81),
   ENQUEUED(0x82),
@@ -39,6 +40,7 @@ public enum Opcode {
   REQUEUED(0x8C),
   BACKED_UP(0x90),
   PURGED(0x92),
+  JOBS(0x93),
   ERROR(0xFF);
 
   private static final int RESPONSE_BIT = 0x80;

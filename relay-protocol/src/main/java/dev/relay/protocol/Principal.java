@@ -14,7 +14,7 @@ import java.util.Set;
  * connection stays open.
  */
 public enum Principal {
-  /** May enqueue, lease, ack, nack, release, renew, inspect and read stats and dead jobs. */
+  /** May enqueue, lease, ack, nack, release, renew, inspect and read stats, jobs and dead jobs. */
   WORKER(1),
   /** May also send every request in {@link #ADMIN_ONLY}. */
   ADMIN(2);

@@ -101,6 +101,9 @@ public final class ProtocolLimits {
   /** Most dead jobs one DEAD_LIST may ask for and one DEAD_JOBS may carry. */
   public static final int DEAD_LIST_PAGE_MAX = 500;
 
+  /** Most jobs one JOBS_LIST may ask for and one JOBS may carry. */
+  public static final int JOBS_LIST_PAGE_MAX = 500;
+
   /**
    * Most dead jobs one DEAD_PURGE deletes: each request stays one short writer command however long
    * the dead list, and the client repeats it while PURGED says there may be more.
@@ -194,6 +197,9 @@ public final class ProtocolLimits {
             <= FRAME_BYTES_MAX,
         "a DEAD_JOBS carrying one largest job must fit in a frame");
     check(
+        FRAME_HEADER_BYTES + Jobs.encodedSize(JobInfo.ENCODED_BYTES_MAX) <= FRAME_BYTES_MAX,
+        "a JOBS carrying one largest job must fit in a frame");
+    check(
         FRAME_HEADER_BYTES
                 + WireSize.U16
                 + STATS_QUEUES_MAX * QueueStats.ENCODED_BYTES_MAX
@@ -218,6 +224,7 @@ public final class ProtocolLimits {
             && JOBS_PER_LEASE_MAX <= U16_MAX
             && QUEUES_PER_LEASE_MAX <= U16_MAX
             && DEAD_LIST_PAGE_MAX <= U16_MAX
+            && JOBS_LIST_PAGE_MAX <= U16_MAX
             && ATTEMPTS_MAX <= U16_MAX
             && STATS_QUEUES_MAX <= U16_MAX
             && STATS_COUNTERS_MAX <= U16_MAX

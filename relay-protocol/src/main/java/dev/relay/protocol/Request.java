@@ -19,4 +19,5 @@ public sealed interface Request extends Message
         Resume,
         Backup,
         DeleteQueue,
-        DeadPurge {}
+        DeadPurge,
+        JobsList {}

@@ -60,6 +60,12 @@ final class RequestCodec {
     } else if (request instanceof DeadPurge m) {
       WireWriter.string(out, m.queue());
       WireWriter.i64(out, m.olderThanMillis());
+    } else if (request instanceof JobsList m) {
+      WireWriter.string(out, m.queue());
+      WireWriter.u8(out, m.state().code());
+      WireWriter.u8(out, m.order().code());
+      WireWriter.i64(out, m.afterJobId());
+      WireWriter.u16(out, m.limit());
     } else {
       throw new AssertionError("no writer for " + request.opcode());
     }
@@ -109,8 +115,20 @@ final class RequestCodec {
       case DEAD_PURGE ->
           new DeadPurge(
               in.string("queue", ProtocolLimits.QUEUE_NAME_BYTES_MAX), in.i64("olderThanMillis"));
+      case JOBS_LIST -> readJobsList(in);
       default -> throw new AssertionError("not a request opcode: " + in.opcode());
     };
+  }
+
+  private static JobsList readJobsList(WireReader in) throws ProtocolException {
+    String queue = in.string("queue", ProtocolLimits.QUEUE_NAME_BYTES_MAX);
+    int state = in.u8("state");
+    StateFilter filter =
+        StateFilter.fromCode(state).orElseThrow(() -> in.malformed("unknown state " + state));
+    int order = in.u8("order");
+    ListOrder listOrder =
+        ListOrder.fromCode(order).orElseThrow(() -> in.malformed("unknown order " + order));
+    return new JobsList(queue, filter, listOrder, in.i64("afterJobId"), in.u16("limit"));
   }
 
   private static List<JobSpec> readJobSpecs(WireReader in) throws ProtocolException {

@@ -14,4 +14,5 @@ public sealed interface Response extends Message
         Requeued,
         BackedUp,
         Purged,
+        Jobs,
         ErrorResponse {}

@@ -323,6 +323,51 @@ final class MalformedSamples {
             Side.CLIENT,
             0x92,
             b -> b.writeInt(ProtocolLimits.DEAD_PURGE_JOBS_MAX + 1).writeByte(1)));
+    cases.add(
+        body(
+            "jobs_list_state_6",
+            Side.SERVER,
+            0x13,
+            b -> {
+              string(b, "emails");
+              b.writeByte(6).writeByte(0).writeLong(0).writeShort(1);
+            }));
+    cases.add(
+        body(
+            "jobs_list_order_2",
+            Side.SERVER,
+            0x13,
+            b -> {
+              string(b, "emails");
+              b.writeByte(0).writeByte(2).writeLong(0).writeShort(1);
+            }));
+    cases.add(
+        body(
+            "jobs_list_limit_0",
+            Side.SERVER,
+            0x13,
+            b -> {
+              string(b, "emails");
+              b.writeByte(0).writeByte(0).writeLong(0).writeShort(0);
+            }));
+    cases.add(
+        body(
+            "jobs_list_limit_over_cap",
+            Side.SERVER,
+            0x13,
+            b -> {
+              string(b, "emails");
+              b.writeByte(0)
+                  .writeByte(0)
+                  .writeLong(0)
+                  .writeShort(ProtocolLimits.JOBS_LIST_PAGE_MAX + 1);
+            }));
+    cases.add(
+        body(
+            "jobs_too_many_jobs",
+            Side.CLIENT,
+            0x93,
+            b -> b.writeShort(ProtocolLimits.JOBS_LIST_PAGE_MAX + 1)));
     cases.add(body("purged_more_byte_2", Side.CLIENT, 0x92, b -> b.writeInt(1).writeByte(2)));
     cases.add(
         body(

@@ -164,6 +164,22 @@ class MessageValidationTest {
         limit("queue", () -> new Pause("q", true), () -> new Pause("", true)),
         limit("queue", () -> new DeadPurge("q", 0), () -> new DeadPurge("", 0)),
         limit(
+            "limit",
+            () -> new JobsList("q", StateFilter.DONE, ListOrder.OLDEST_FIRST, 0, 500),
+            () -> new JobsList("q", StateFilter.DONE, ListOrder.OLDEST_FIRST, 0, 501)),
+        limit(
+            "limit",
+            () -> new JobsList("q", StateFilter.DONE, ListOrder.OLDEST_FIRST, 0, 1),
+            () -> new JobsList("q", StateFilter.DONE, ListOrder.OLDEST_FIRST, 0, 0)),
+        limit(
+            "afterJobId",
+            () -> new JobsList("q", StateFilter.DONE, ListOrder.OLDEST_FIRST, 0, 1),
+            () -> new JobsList("q", StateFilter.DONE, ListOrder.OLDEST_FIRST, -1, 1)),
+        limit(
+            "queue",
+            () -> new JobsList("q", StateFilter.DONE, ListOrder.OLDEST_FIRST, 0, 1),
+            () -> new JobsList("", StateFilter.DONE, ListOrder.OLDEST_FIRST, 0, 1)),
+        limit(
             "olderThanMillis",
             () -> new DeadPurge("q", ProtocolLimits.SCHEDULE_AHEAD_MILLIS_MAX),
             () -> new DeadPurge("q", ProtocolLimits.SCHEDULE_AHEAD_MILLIS_MAX + 1)),

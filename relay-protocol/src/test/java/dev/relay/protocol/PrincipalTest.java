@@ -33,7 +33,8 @@ class PrincipalTest {
             Opcode.RENEW,
             Opcode.STATS,
             Opcode.INSPECT,
-            Opcode.DEAD_LIST);
+            Opcode.DEAD_LIST,
+            Opcode.JOBS_LIST);
     assertThat(Principal.ADMIN_ONLY)
         .containsExactlyInAnyOrder(
             Opcode.BACKUP,

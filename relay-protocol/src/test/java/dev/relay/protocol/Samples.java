@@ -161,7 +161,14 @@ final class Samples {
         new Backup("nightly.db"),
         new DeleteQueue("emails"),
         new DeadPurge("emails", DeadPurge.ANY_AGE),
-        new DeadPurge("emails", ProtocolLimits.SCHEDULE_AHEAD_MILLIS_MAX));
+        new DeadPurge("emails", ProtocolLimits.SCHEDULE_AHEAD_MILLIS_MAX),
+        new JobsList("emails", StateFilter.READY, ListOrder.OLDEST_FIRST, JobsList.FROM_START, 100),
+        new JobsList(
+            "emails",
+            StateFilter.CANCELLED,
+            ListOrder.NEWEST_FIRST,
+            9,
+            ProtocolLimits.JOBS_LIST_PAGE_MAX));
   }
 
   static List<Response> responses() {
@@ -199,6 +206,8 @@ final class Samples {
         new BackedUp(1_048_576, "relay-20300101T000000.000Z.db"),
         new Purged(ProtocolLimits.DEAD_PURGE_JOBS_MAX, true),
         new Purged(0, false),
+        new Jobs(List.of(readyJobInfo(), jobInfo()), 9),
+        new Jobs(List.of(), Jobs.NO_MORE),
         ErrorResponse.of(ErrorCode.STALE_TOKEN, "job 7 was leased again"),
         new ErrorResponse(ErrorCode.OVERLOADED, false, ""));
   }

@@ -15,6 +15,7 @@ import dev.relay.protocol.EnqueuedBatch;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.Inspect;
 import dev.relay.protocol.JobSpec;
+import dev.relay.protocol.JobsList;
 import dev.relay.protocol.Nack;
 import dev.relay.protocol.Ok;
 import dev.relay.protocol.Pause;
@@ -82,7 +83,12 @@ final class RequestDispatcher {
           loop);
     } else if (request instanceof DeadList d) {
       return answer(
-          server.store().deadList(d.queue(), d.afterJobId(), d.limit()), DeadPages::fit, loop);
+          server.store().deadList(d.queue(), d.afterJobId(), d.limit()), JobPages::fit, loop);
+    } else if (request instanceof JobsList j) {
+      return answer(
+          server.store().jobsList(j.queue(), j.state(), j.order(), j.afterJobId(), j.limit()),
+          JobPages::fit,
+          loop);
     } else if (request instanceof DeadRequeue d) {
       return deadRequeue(d, loop);
     } else if (request instanceof Cancel c) {

@@ -21,9 +21,11 @@ import dev.relay.protocol.Frame;
 import dev.relay.protocol.Hello;
 import dev.relay.protocol.Inspect;
 import dev.relay.protocol.JobSpec;
+import dev.relay.protocol.JobsList;
 import dev.relay.protocol.Lease;
 import dev.relay.protocol.Leased;
 import dev.relay.protocol.LeasedJob;
+import dev.relay.protocol.ListOrder;
 import dev.relay.protocol.Nack;
 import dev.relay.protocol.Opcode;
 import dev.relay.protocol.Pause;
@@ -34,6 +36,7 @@ import dev.relay.protocol.Renew;
 import dev.relay.protocol.Request;
 import dev.relay.protocol.Resume;
 import dev.relay.protocol.ScheduleKind;
+import dev.relay.protocol.StateFilter;
 import dev.relay.protocol.Stats;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -196,6 +199,10 @@ class ErrorTableIT {
     check(c, new Inspect(Long.MAX_VALUE));
     check(c, new DeadList("", 0, ProtocolLimits.DEAD_LIST_PAGE_MAX));
     check(c, new DeadList("nope", 0, 1));
+    for (StateFilter state : StateFilter.values()) {
+      check(c, new JobsList("q", state, ListOrder.NEWEST_FIRST, JobsList.FROM_START, 1));
+    }
+    check(c, new JobsList("nope", StateFilter.READY, ListOrder.OLDEST_FIRST, 5, 1));
   }
 
   private void adminRequests(TestClient admin, TestClient worker) {

@@ -35,6 +35,7 @@ import picocli.CommandLine.Spec;
       EnqueueCommand.class,
       StatsCommand.class,
       InspectCommand.class,
+      JobsCommand.class,
       DeadCommand.class,
       CancelCommand.class,
       PauseCommand.class,

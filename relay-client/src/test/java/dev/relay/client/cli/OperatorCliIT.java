@@ -188,4 +188,107 @@ final class OperatorCliIT {
     assertThat(deleted.out()).isEqualTo("deleted queue mail\n");
     assertThat(deadByQueue()).doesNotContainKey("mail");
   }
+
+  @Test
+  void jobs_list_shows_each_state_of_a_queue_to_a_worker_token() throws Exception {
+    String error = "smtp refused:\u001b[2J " + "x".repeat(100);
+    RelayClient.await(
+        admin.enqueue(JobSpecs.builder("mail", new byte[] {1}).maxAttempts(1).build()));
+    Job dying = leaseOne("mail");
+    RelayClient.await(admin.nack(dying.id(), dying.token(), error));
+    long ready =
+        RelayClient.await(
+                admin.enqueue(JobSpecs.builder("mail", new byte[] {1}).type("email.send").build()))
+            .jobId();
+    long scheduled =
+        RelayClient.await(
+                admin.enqueue(
+                    JobSpecs.builder("mail", new byte[] {1}).delay(Duration.ofHours(1)).build()))
+            .jobId();
+
+    Run readyText = relay(workerFile, "jobs", "list", "--queue", "mail", "--state", "ready");
+    Run scheduledJson =
+        relay(workerFile, "--json", "jobs", "list", "--queue", "mail", "--state", "scheduled");
+    Run deadText = relay(workerFile, "jobs", "list", "--queue", "mail", "--state", "dead");
+    Run deadJson =
+        relay(workerFile, "--json", "jobs", "list", "--queue", "mail", "--state", "dead");
+    Run leased = relay(workerFile, "jobs", "list", "--queue", "mail", "--state", "leased");
+
+    assertThat(readyText.exitCode()).as(readyText.err()).isZero();
+    assertThat(readyText.out().lines().findFirst().orElseThrow())
+        .startsWith("JOB")
+        .contains("TYPE", "ATTEMPTS", "PRIORITY", "AGE", "AVAILABLE AT", "LAST ERROR");
+    assertThat(readyText.out())
+        .containsPattern("(?m)^" + ready + "\\s+email\\.send\\s+0/5\\s+1\\s+\\S+\\s+\\S+Z\\s+-$");
+    JsonNode scheduledJobs = scheduledJson.json().get("jobs");
+    assertThat(scheduledJobs).hasSize(1);
+    assertThat(scheduledJobs.get(0).get("jobId").asLong()).isEqualTo(scheduled);
+    assertThat(scheduledJobs.get(0).get("state").asText()).isEqualTo("scheduled");
+    assertThat(scheduledJson.json().get("nextAfterJobId").asLong()).isZero();
+    assertThat(deadText.out())
+        .contains("smtp refused:\\u001b[2J xxx")
+        .contains("...")
+        .doesNotContain("\u001b")
+        .doesNotContain("x".repeat(100));
+    assertThat(deadJson.json().get("jobs").get(0).get("lastError").asText()).isEqualTo(error);
+    assertThat(leased.out()).isEqualTo("no leased jobs on mail\n");
+  }
+
+  @Test
+  void jobs_list_pages_oldest_or_newest_first_with_the_next_command_printed() throws Exception {
+    List<Long> ids = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      ids.add(RelayClient.await(admin.enqueue("mail", new byte[] {1})).jobId());
+    }
+
+    Run first =
+        relay(workerFile, "jobs", "list", "--queue", "mail", "--state", "ready", "--limit", "2");
+    Run last =
+        relay(
+            workerFile,
+            "--json",
+            "jobs",
+            "list",
+            "--queue",
+            "mail",
+            "--state",
+            "ready",
+            "--limit",
+            "2",
+            "--after",
+            Long.toString(ids.get(1)));
+    Run newest =
+        relay(
+            workerFile,
+            "--json",
+            "jobs",
+            "list",
+            "--queue",
+            "mail",
+            "--state",
+            "ready",
+            "--order",
+            "newest");
+    Run badState = relay(workerFile, "jobs", "list", "--queue", "mail", "--state", "waiting");
+
+    assertThat(first.out())
+        .contains(
+            "more: relay jobs list --queue mail --state ready --order oldest --after "
+                + ids.get(1));
+    assertThat(last.json().get("jobs")).hasSize(1);
+    assertThat(last.json().get("jobs").get(0).get("jobId").asLong()).isEqualTo(ids.get(2));
+    assertThat(last.json().get("nextAfterJobId").asLong()).isZero();
+    List<Long> newestIds = new ArrayList<>();
+    newest.json().get("jobs").forEach(j -> newestIds.add(j.get("jobId").asLong()));
+    assertThat(newestIds).containsExactly(ids.get(2), ids.get(1), ids.get(0));
+    assertThat(badState.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(badState.err()).contains("--state must be ready, scheduled");
+  }
+
+  private Job leaseOne(String queue) {
+    List<Job> jobs =
+        RelayClient.await(admin.lease(List.of(queue), 1, Duration.ofMinutes(1), Duration.ZERO));
+    assertThat(jobs).hasSize(1);
+    return jobs.get(0);
+  }
 }

@@ -3,6 +3,8 @@ package dev.relay.server.store;
 import dev.relay.protocol.EnqueueResult;
 import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.JobState;
+import dev.relay.protocol.ListOrder;
+import dev.relay.protocol.StateFilter;
 import java.nio.file.Path;
 import java.sql.Statement;
 import java.time.Duration;
@@ -240,6 +242,25 @@ public final class JobStore implements AutoCloseable {
   /** One job without its payload, read on a read-only connection. */
   public CompletableFuture<Optional<JobView>> inspect(long jobId) {
     return reads.submit(c -> Reads.inspect(c, jobId));
+  }
+
+  /**
+   * One page of the jobs of {@code queue} in {@code state} (ready and scheduled split by the
+   * store's clock), in {@code order} after {@code afterJobId} (0: from the start), read on a
+   * read-only connection through the state's index.
+   */
+  public CompletableFuture<JobsPage> jobsList(
+      String queue, StateFilter state, ListOrder order, long afterJobId, int limit) {
+    StoreException refusal = Requests.checkQueue(queue);
+    if (refusal == null) {
+      refusal = Requests.checkDeadPage(queue, afterJobId, limit);
+    }
+    if (refusal != null) {
+      return CompletableFuture.failedFuture(refusal);
+    }
+    Objects.requireNonNull(state, "state");
+    Objects.requireNonNull(order, "order");
+    return reads.submit(c -> queries.jobsList(c, queue, state, order, afterJobId, limit));
   }
 
   /** Dead jobs with ids above {@code afterJobId}, of one queue or (empty) all queues. */
