@@ -19,6 +19,7 @@ import dev.relay.protocol.ErrorResponse;
 import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.FrameBudget;
 import dev.relay.protocol.Inspect;
+import dev.relay.protocol.InspectPayload;
 import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.Jobs;
@@ -29,6 +30,7 @@ import dev.relay.protocol.ListOrder;
 import dev.relay.protocol.Nack;
 import dev.relay.protocol.Ok;
 import dev.relay.protocol.Pause;
+import dev.relay.protocol.PayloadPart;
 import dev.relay.protocol.Principal;
 import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.Purged;
@@ -320,6 +322,15 @@ public final class RelayClient implements AutoCloseable {
                     page.nextAfterJobId() == DeadJobs.NO_MORE
                         ? OptionalLong.empty()
                         : OptionalLong.of(page.nextAfterJobId())));
+  }
+
+  /**
+   * The start of one job's payload: its whole size and its first {@code bytesMax} (1..{@link
+   * ProtocolLimits#PAYLOAD_BYTES_MAX}) bytes, or all of it when it is smaller ({@link
+   * PayloadPart#truncated()} says which). Fails with UNKNOWN_JOB for no such job.
+   */
+  public CompletableFuture<PayloadPart> inspectPayload(long jobId, int bytesMax) {
+    return send(new InspectPayload(jobId, bytesMax), PayloadPart.class, Duration.ZERO);
   }
 
   /**

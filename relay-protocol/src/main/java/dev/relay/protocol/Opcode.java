@@ -28,6 +28,7 @@ public enum Opcode {
   DELETE_QUEUE(0x11),
   DEAD_PURGE(0x12),
   JOBS_LIST(0x13),
+  INSPECT_PAYLOAD(0x14),
   OK(0x80),
   WELCOME(0x81),
   ENQUEUED(0x82),
@@ -41,6 +42,7 @@ public enum Opcode {
   BACKED_UP(0x90),
   PURGED(0x92),
   JOBS(0x93),
+  PAYLOAD(0x94),
   ERROR(0xFF);
 
   private static final int RESPONSE_BIT = 0x80;

@@ -197,6 +197,9 @@ public final class ProtocolLimits {
             <= FRAME_BYTES_MAX,
         "a DEAD_JOBS carrying one largest job must fit in a frame");
     check(
+        FRAME_HEADER_BYTES + WireSize.U32 + WireSize.U32 + PAYLOAD_BYTES_MAX <= FRAME_BYTES_MAX,
+        "a PAYLOAD carrying the largest payload must fit in a frame");
+    check(
         FRAME_HEADER_BYTES + Jobs.encodedSize(JobInfo.ENCODED_BYTES_MAX) <= FRAME_BYTES_MAX,
         "a JOBS carrying one largest job must fit in a frame");
     check(

@@ -20,4 +20,5 @@ public sealed interface Request extends Message
         Backup,
         DeleteQueue,
         DeadPurge,
-        JobsList {}
+        JobsList,
+        InspectPayload {}

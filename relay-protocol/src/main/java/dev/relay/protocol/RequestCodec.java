@@ -60,6 +60,9 @@ final class RequestCodec {
     } else if (request instanceof DeadPurge m) {
       WireWriter.string(out, m.queue());
       WireWriter.i64(out, m.olderThanMillis());
+    } else if (request instanceof InspectPayload m) {
+      WireWriter.i64(out, m.jobId());
+      WireWriter.u32(out, m.bytesMax());
     } else if (request instanceof JobsList m) {
       WireWriter.string(out, m.queue());
       WireWriter.u8(out, m.state().code());
@@ -116,8 +119,18 @@ final class RequestCodec {
           new DeadPurge(
               in.string("queue", ProtocolLimits.QUEUE_NAME_BYTES_MAX), in.i64("olderThanMillis"));
       case JOBS_LIST -> readJobsList(in);
+      case INSPECT_PAYLOAD -> readInspectPayload(in);
       default -> throw new AssertionError("not a request opcode: " + in.opcode());
     };
+  }
+
+  private static InspectPayload readInspectPayload(WireReader in) throws ProtocolException {
+    long jobId = in.i64("jobId");
+    long bytesMax = in.u32("bytesMax");
+    if (bytesMax > ProtocolLimits.PAYLOAD_BYTES_MAX) {
+      throw in.malformed("bytesMax over " + ProtocolLimits.PAYLOAD_BYTES_MAX);
+    }
+    return new InspectPayload(jobId, (int) bytesMax);
   }
 
   private static JobsList readJobsList(WireReader in) throws ProtocolException {

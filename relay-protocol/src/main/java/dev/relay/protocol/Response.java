@@ -15,4 +15,5 @@ public sealed interface Response extends Message
         BackedUp,
         Purged,
         Jobs,
+        PayloadPart,
         ErrorResponse {}

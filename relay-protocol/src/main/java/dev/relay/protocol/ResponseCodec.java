@@ -47,6 +47,9 @@ final class ResponseCodec {
       WireWriter.u16(out, m.jobs().size());
       m.jobs().forEach(job -> ValueCodec.writeJobInfo(out, job));
       WireWriter.i64(out, m.nextAfterJobId());
+    } else if (response instanceof PayloadPart m) {
+      WireWriter.u32(out, m.payloadBytes());
+      WireWriter.bytes(out, m.start());
     } else if (response instanceof Purged m) {
       WireWriter.u32(out, m.count());
       WireWriter.bool(out, m.more());
@@ -91,6 +94,7 @@ final class ResponseCodec {
       case BACKED_UP ->
           new BackedUp(in.i64("bytes"), in.string("name", ProtocolLimits.BACKUP_NAME_BYTES_MAX));
       case PURGED -> readPurged(in);
+      case PAYLOAD -> readPayloadPart(in);
       case JOBS ->
           new Jobs(readJobInfos(in, ProtocolLimits.JOBS_LIST_PAGE_MAX), in.i64("nextAfterJobId"));
       case ERROR -> readError(in);
@@ -165,6 +169,14 @@ final class ResponseCodec {
       jobs.add(ValueCodec.readJobInfo(in));
     }
     return jobs;
+  }
+
+  private static PayloadPart readPayloadPart(WireReader in) throws ProtocolException {
+    long payloadBytes = in.u32("payloadBytes");
+    if (payloadBytes > ProtocolLimits.PAYLOAD_BYTES_MAX) {
+      throw in.malformed("payloadBytes over " + ProtocolLimits.PAYLOAD_BYTES_MAX);
+    }
+    return new PayloadPart((int) payloadBytes, in.payload("start", Side.CLIENT));
   }
 
   private static Purged readPurged(WireReader in) throws ProtocolException {

@@ -89,6 +89,7 @@ class CodesTest {
     assertThat(Opcode.BACKED_UP.code()).isEqualTo(Opcode.BACKUP.code() | 0x80);
     assertThat(Opcode.PURGED.code()).isEqualTo(Opcode.DEAD_PURGE.code() | 0x80);
     assertThat(Opcode.JOBS.code()).isEqualTo(Opcode.JOBS_LIST.code() | 0x80);
+    assertThat(Opcode.PAYLOAD.code()).isEqualTo(Opcode.INSPECT_PAYLOAD.code() | 0x80);
   }
 
   @Test

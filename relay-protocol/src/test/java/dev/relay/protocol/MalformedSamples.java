@@ -324,6 +324,20 @@ final class MalformedSamples {
             0x92,
             b -> b.writeInt(ProtocolLimits.DEAD_PURGE_JOBS_MAX + 1).writeByte(1)));
     cases.add(
+        body("inspect_payload_bytes_max_0", Side.SERVER, 0x14, b -> b.writeLong(1).writeInt(0)));
+    cases.add(
+        body(
+            "inspect_payload_bytes_max_over_cap",
+            Side.SERVER,
+            0x14,
+            b -> b.writeLong(1).writeInt(ProtocolLimits.PAYLOAD_BYTES_MAX + 1)));
+    cases.add(
+        body(
+            "payload_start_longer_than_payload",
+            Side.CLIENT,
+            0x94,
+            b -> b.writeInt(1).writeInt(2).writeByte(1).writeByte(2)));
+    cases.add(
         body(
             "jobs_list_state_6",
             Side.SERVER,

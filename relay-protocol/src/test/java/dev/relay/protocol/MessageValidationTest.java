@@ -164,6 +164,15 @@ class MessageValidationTest {
         limit("queue", () -> new Pause("q", true), () -> new Pause("", true)),
         limit("queue", () -> new DeadPurge("q", 0), () -> new DeadPurge("", 0)),
         limit(
+            "bytesMax",
+            () -> new InspectPayload(1, ProtocolLimits.PAYLOAD_BYTES_MAX),
+            () -> new InspectPayload(1, ProtocolLimits.PAYLOAD_BYTES_MAX + 1)),
+        limit("bytesMax", () -> new InspectPayload(1, 1), () -> new InspectPayload(1, 0)),
+        limit(
+            "start size",
+            () -> new PayloadPart(1, Payload.of(new byte[1])),
+            () -> new PayloadPart(1, Payload.of(new byte[2]))),
+        limit(
             "limit",
             () -> new JobsList("q", StateFilter.DONE, ListOrder.OLDEST_FIRST, 0, 500),
             () -> new JobsList("q", StateFilter.DONE, ListOrder.OLDEST_FIRST, 0, 501)),

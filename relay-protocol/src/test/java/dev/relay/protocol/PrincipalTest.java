@@ -34,7 +34,8 @@ class PrincipalTest {
             Opcode.STATS,
             Opcode.INSPECT,
             Opcode.DEAD_LIST,
-            Opcode.JOBS_LIST);
+            Opcode.JOBS_LIST,
+            Opcode.INSPECT_PAYLOAD);
     assertThat(Principal.ADMIN_ONLY)
         .containsExactlyInAnyOrder(
             Opcode.BACKUP,

@@ -162,6 +162,8 @@ final class Samples {
         new DeleteQueue("emails"),
         new DeadPurge("emails", DeadPurge.ANY_AGE),
         new DeadPurge("emails", ProtocolLimits.SCHEDULE_AHEAD_MILLIS_MAX),
+        new InspectPayload(9, 65_536),
+        new InspectPayload(Long.MAX_VALUE, ProtocolLimits.PAYLOAD_BYTES_MAX),
         new JobsList("emails", StateFilter.READY, ListOrder.OLDEST_FIRST, JobsList.FROM_START, 100),
         new JobsList(
             "emails",
@@ -208,6 +210,8 @@ final class Samples {
         new Purged(0, false),
         new Jobs(List.of(readyJobInfo(), jobInfo()), 9),
         new Jobs(List.of(), Jobs.NO_MORE),
+        new PayloadPart(5, Payload.of(new byte[] {'h', 'e', 0, (byte) 0xff})),
+        new PayloadPart(0, Payload.EMPTY),
         ErrorResponse.of(ErrorCode.STALE_TOKEN, "job 7 was leased again"),
         new ErrorResponse(ErrorCode.OVERLOADED, false, ""));
   }

@@ -14,11 +14,14 @@ import dev.relay.protocol.Enqueued;
 import dev.relay.protocol.EnqueuedBatch;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.Inspect;
+import dev.relay.protocol.InspectPayload;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.JobsList;
 import dev.relay.protocol.Nack;
 import dev.relay.protocol.Ok;
 import dev.relay.protocol.Pause;
+import dev.relay.protocol.Payload;
+import dev.relay.protocol.PayloadPart;
 import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.Purged;
 import dev.relay.protocol.Release;
@@ -84,6 +87,15 @@ final class RequestDispatcher {
     } else if (request instanceof DeadList d) {
       return answer(
           server.store().deadList(d.queue(), d.afterJobId(), d.limit()), JobPages::fit, loop);
+    } else if (request instanceof InspectPayload i) {
+      return answer(
+          server.store().payloadStart(i.jobId(), i.bytesMax()),
+          p ->
+              p.<Response>map(s -> new PayloadPart(s.payloadBytes(), Payload.of(s.start())))
+                  .orElseGet(
+                      () ->
+                          Replies.error(ErrorCode.UNKNOWN_JOB, Replies.unknownJob(job(i.jobId())))),
+          loop);
     } else if (request instanceof JobsList j) {
       return answer(
           server.store().jobsList(j.queue(), j.state(), j.order(), j.afterJobId(), j.limit()),

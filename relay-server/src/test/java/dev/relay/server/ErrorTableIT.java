@@ -20,6 +20,7 @@ import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.Frame;
 import dev.relay.protocol.Hello;
 import dev.relay.protocol.Inspect;
+import dev.relay.protocol.InspectPayload;
 import dev.relay.protocol.JobSpec;
 import dev.relay.protocol.JobsList;
 import dev.relay.protocol.Lease;
@@ -197,6 +198,8 @@ class ErrorTableIT {
     check(c, new Stats());
     check(c, new Inspect(1));
     check(c, new Inspect(Long.MAX_VALUE));
+    check(c, new InspectPayload(1, ProtocolLimits.PAYLOAD_BYTES_MAX));
+    check(c, new InspectPayload(Long.MAX_VALUE, 1));
     check(c, new DeadList("", 0, ProtocolLimits.DEAD_LIST_PAGE_MAX));
     check(c, new DeadList("nope", 0, 1));
     for (StateFilter state : StateFilter.values()) {

@@ -285,6 +285,50 @@ final class OperatorCliIT {
     assertThat(badState.err()).contains("--state must be ready, scheduled");
   }
 
+  @Test
+  void inspect_payload_shows_text_hex_and_a_cut_with_its_sizes() throws Exception {
+    byte[] text = "{\"to\":\"ann\"}\n\u001b[2J".getBytes(StandardCharsets.UTF_8);
+    long textJob = RelayClient.await(admin.enqueue("mail", text)).jobId();
+    long binaryJob =
+        RelayClient.await(admin.enqueue("mail", new byte[] {(byte) 0xff, 0, 'a'})).jobId();
+
+    Run shown = relay(workerFile, "inspect", Long.toString(textJob), "--payload");
+    Run hex = relay(workerFile, "inspect", Long.toString(textJob), "--payload", "--hex");
+    Run cut =
+        relay(
+            workerFile,
+            "--json",
+            "inspect",
+            Long.toString(textJob),
+            "--payload",
+            "--payload-bytes-max",
+            "4");
+    Run binary = relay(workerFile, "inspect", Long.toString(binaryJob), "--payload", "--text");
+    Run unknown = relay(workerFile, "inspect", "999", "--payload");
+    Run tooMuch =
+        relay(
+            workerFile, "inspect", Long.toString(textJob), "--payload", "--payload-bytes-max", "0");
+
+    assertThat(shown.exitCode()).as(shown.err()).isZero();
+    assertThat(shown.out())
+        .contains("state:            ready")
+        .endsWith(
+            "\n\npayload: " + text.length + " bytes, UTF-8 text\n{\"to\":\"ann\"}\n\\u001b[2J\n")
+        .doesNotContain("\u001b");
+    assertThat(hex.out()).contains("bytes, hex\n00000000  7b 22 74 6f");
+    JsonNode payload = cut.json().get("payload");
+    assertThat(payload.get("data").asText()).isEqualTo("{\"to");
+    assertThat(payload.get("truncated").asBoolean()).isTrue();
+    assertThat(payload.get("note").asText())
+        .startsWith("payload: truncated, 4 of " + text.length + " bytes");
+    assertThat(binary.out())
+        .endsWith("payload: 3 bytes, hex (not valid UTF-8)\n00000000  ff 00 61\n");
+    assertThat(unknown.exitCode()).isEqualTo(ExitCodes.REFUSED);
+    assertThat(unknown.err()).contains("(UNKNOWN_JOB)");
+    assertThat(tooMuch.exitCode()).isEqualTo(ExitCodes.USAGE);
+    assertThat(tooMuch.err()).contains("--payload-bytes-max must be in [1, 1048576], was 0");
+  }
+
   private Job leaseOne(String queue) {
     List<Job> jobs =
         RelayClient.await(admin.lease(List.of(queue), 1, Duration.ofMinutes(1), Duration.ZERO));

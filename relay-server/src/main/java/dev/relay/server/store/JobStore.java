@@ -245,6 +245,18 @@ public final class JobStore implements AutoCloseable {
   }
 
   /**
+   * The first {@code bytesMax} bytes of one job's payload and its whole size, read on a read-only
+   * connection; empty when no job has this id.
+   */
+  public CompletableFuture<Optional<PayloadStart>> payloadStart(long jobId, int bytesMax) {
+    if (bytesMax < 1) {
+      return CompletableFuture.failedFuture(
+          Requests.invalid("bytesMax must be at least 1, was " + bytesMax));
+    }
+    return reads.submit(c -> Reads.payloadStart(c, jobId, bytesMax));
+  }
+
+  /**
    * One page of the jobs of {@code queue} in {@code state} (ready and scheduled split by the
    * store's clock), in {@code order} after {@code afterJobId} (0: from the start), read on a
    * read-only connection through the state's index.

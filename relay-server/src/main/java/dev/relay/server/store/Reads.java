@@ -26,6 +26,9 @@ final class Reads {
           + " enqueued_at_ms, available_at_ms, lease_expires_at_ms, finished_at_ms, payload_bytes,"
           + " last_error, dead_reason, idempotency_key, type, headers FROM jobs";
   private static final String INSPECT = VIEW_COLUMNS + " WHERE id = ?";
+  // substr of a BLOB counts bytes: only the pages of the asked-for start are read.
+  private static final String PAYLOAD_START =
+      "SELECT payload_bytes, substr(payload, 1, ?) FROM jobs WHERE id = ?";
   private static final String DEAD_IN_QUEUE =
       VIEW_COLUMNS
           + " WHERE state = "
@@ -127,6 +130,21 @@ final class Reads {
         + where
         + (oldestFirst ? " AND id > ?3 ORDER BY id" : " AND id < ?3 ORDER BY id DESC")
         + " LIMIT ?4";
+  }
+
+  static Optional<PayloadStart> payloadStart(Connection c, long jobId, int bytesMax)
+      throws SQLException {
+    try (PreparedStatement s = c.prepareStatement(PAYLOAD_START)) {
+      s.setInt(1, bytesMax);
+      s.setLong(2, jobId);
+      try (ResultSet r = s.executeQuery()) {
+        if (!r.next()) {
+          return Optional.empty();
+        }
+        byte[] start = r.getBytes(2);
+        return Optional.of(new PayloadStart(r.getInt(1), start == null ? new byte[0] : start));
+      }
+    }
   }
 
   static DeadPage deadList(Connection c, String queue, long afterJobId, int limit)
