@@ -6,6 +6,7 @@ import dev.relay.protocol.Backup;
 import dev.relay.protocol.Cancel;
 import dev.relay.protocol.DeadJobs;
 import dev.relay.protocol.DeadList;
+import dev.relay.protocol.DeadPurge;
 import dev.relay.protocol.DeadRequeue;
 import dev.relay.protocol.DeleteQueue;
 import dev.relay.protocol.Enqueue;
@@ -18,15 +19,21 @@ import dev.relay.protocol.ErrorResponse;
 import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.FrameBudget;
 import dev.relay.protocol.Inspect;
+import dev.relay.protocol.InspectPayload;
 import dev.relay.protocol.JobInfo;
 import dev.relay.protocol.JobSpec;
+import dev.relay.protocol.Jobs;
+import dev.relay.protocol.JobsList;
 import dev.relay.protocol.Lease;
 import dev.relay.protocol.Leased;
+import dev.relay.protocol.ListOrder;
 import dev.relay.protocol.Nack;
 import dev.relay.protocol.Ok;
 import dev.relay.protocol.Pause;
+import dev.relay.protocol.PayloadPart;
 import dev.relay.protocol.Principal;
 import dev.relay.protocol.ProtocolLimits;
+import dev.relay.protocol.Purged;
 import dev.relay.protocol.Release;
 import dev.relay.protocol.Renew;
 import dev.relay.protocol.Renewed;
@@ -34,6 +41,7 @@ import dev.relay.protocol.Request;
 import dev.relay.protocol.Requeued;
 import dev.relay.protocol.Response;
 import dev.relay.protocol.Resume;
+import dev.relay.protocol.StateFilter;
 import dev.relay.protocol.Stats;
 import dev.relay.protocol.StatsResult;
 import dev.relay.protocol.Welcome;
@@ -322,12 +330,50 @@ public final class RelayClient implements AutoCloseable {
   }
 
   /**
+   * The start of one job's payload: its whole size and its first {@code bytesMax} (1..{@link
+   * ProtocolLimits#PAYLOAD_BYTES_MAX}) bytes, or all of it when it is smaller ({@link
+   * PayloadPart#truncated()} says which). Fails with UNKNOWN_JOB for no such job.
+   */
+  public CompletableFuture<PayloadPart> inspectPayload(long jobId, int bytesMax) {
+    return send(new InspectPayload(jobId, bytesMax), PayloadPart.class, Duration.ZERO);
+  }
+
+  /**
+   * One page of the jobs of {@code queue} in {@code state} (ready means available now; scheduled,
+   * ready but available later, by the server's clock), in job id order: oldest or newest first,
+   * continuing after {@code afterJobId} ({@link JobsList#FROM_START} for the first page), at most
+   * {@code limit} (1..{@link ProtocolLimits#JOBS_LIST_PAGE_MAX}) jobs. An unknown queue gives an
+   * empty page. Worker connections may list, as they may inspect.
+   */
+  public CompletableFuture<JobsPage> jobsList(
+      String queue, StateFilter state, ListOrder order, long afterJobId, int limit) {
+    return send(new JobsList(queue, state, order, afterJobId, limit), Jobs.class, Duration.ZERO)
+        .thenApply(
+            page ->
+                new JobsPage(
+                    page.jobs().stream().map(JobDetails::of).toList(),
+                    page.nextAfterJobId() == Jobs.NO_MORE
+                        ? OptionalLong.empty()
+                        : OptionalLong.of(page.nextAfterJobId())));
+  }
+
+  /**
    * Makes dead jobs ready again: one job, or every dead job of {@code queue} when {@code jobId} is
    * {@link DeadRequeue#ALL_JOBS}; completes with how many were requeued.
    */
   public CompletableFuture<Long> deadRequeue(String queue, long jobId) {
     return send(new DeadRequeue(queue, jobId), Requeued.class, Duration.ZERO)
         .thenApply(Requeued::count);
+  }
+
+  /**
+   * Deletes dead jobs of {@code queue} that became dead at least {@code olderThan} ago ({@link
+   * Duration#ZERO}: every one), at most {@link ProtocolLimits#DEAD_PURGE_JOBS_MAX} per call, lowest
+   * ids first; completes with how many went and whether more may be left ({@link Purged#more()}:
+   * call again). Needs the admin token when the server has one.
+   */
+  public CompletableFuture<Purged> deadPurge(String queue, Duration olderThan) {
+    return send(new DeadPurge(queue, olderThan.toMillis()), Purged.class, Duration.ZERO);
   }
 
   /** Cancels a waiting job so it never runs; fails with INVALID_STATE when it is not waiting. */

@@ -63,8 +63,8 @@ public enum ErrorCode {
   CONNECTION_LOST(22, true, false),
   /**
    * The connection's principal may not make this request: an admin request (BACKUP, PAUSE, RESUME,
-   * CANCEL, DEAD_REQUEUE, DELETE_QUEUE) from a connection that presented the worker token while the
-   * server has a separate admin token.
+   * CANCEL, DEAD_REQUEUE, DELETE_QUEUE, DEAD_PURGE) from a connection that presented the worker
+   * token while the server has a separate admin token.
    */
   FORBIDDEN(23, false, false),
   /** No queue has this name (PAUSE without create, RESUME, DELETE_QUEUE). */

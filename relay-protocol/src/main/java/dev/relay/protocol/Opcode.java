@@ -26,6 +26,9 @@ public enum Opcode {
   RESUME(0x0F),
   BACKUP(0x10),
   DELETE_QUEUE(0x11),
+  DEAD_PURGE(0x12),
+  JOBS_LIST(0x13),
+  INSPECT_PAYLOAD(0x14),
   OK(0x80),
   WELCOME(0x81),
   ENQUEUED(0x82),
@@ -37,6 +40,9 @@ public enum Opcode {
   DEAD_JOBS(0x8B),
   REQUEUED(0x8C),
   BACKED_UP(0x90),
+  PURGED(0x92),
+  JOBS(0x93),
+  PAYLOAD(0x94),
   ERROR(0xFF);
 
   private static final int RESPONSE_BIT = 0x80;

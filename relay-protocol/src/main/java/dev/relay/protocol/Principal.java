@@ -14,7 +14,7 @@ import java.util.Set;
  * connection stays open.
  */
 public enum Principal {
-  /** May enqueue, lease, ack, nack, release, renew, inspect and read stats and dead jobs. */
+  /** May enqueue, lease, ack, nack, release, renew, inspect and read stats, jobs and dead jobs. */
   WORKER(1),
   /** May also send every request in {@link #ADMIN_ONLY}. */
   ADMIN(2);
@@ -28,7 +28,8 @@ public enum Principal {
               Opcode.RESUME,
               Opcode.CANCEL,
               Opcode.DEAD_REQUEUE,
-              Opcode.DELETE_QUEUE));
+              Opcode.DELETE_QUEUE,
+              Opcode.DEAD_PURGE));
 
   private final int code;
 

@@ -101,6 +101,15 @@ public final class ProtocolLimits {
   /** Most dead jobs one DEAD_LIST may ask for and one DEAD_JOBS may carry. */
   public static final int DEAD_LIST_PAGE_MAX = 500;
 
+  /** Most jobs one JOBS_LIST may ask for and one JOBS may carry. */
+  public static final int JOBS_LIST_PAGE_MAX = 500;
+
+  /**
+   * Most dead jobs one DEAD_PURGE deletes: each request stays one short writer command however long
+   * the dead list, and the client repeats it while PURGED says there may be more.
+   */
+  public static final int DEAD_PURGE_JOBS_MAX = 1000;
+
   /** Largest {@code attemptsMax} a job may ask for. */
   public static final int ATTEMPTS_MAX = 1000;
 
@@ -188,6 +197,12 @@ public final class ProtocolLimits {
             <= FRAME_BYTES_MAX,
         "a DEAD_JOBS carrying one largest job must fit in a frame");
     check(
+        FRAME_HEADER_BYTES + WireSize.U32 + WireSize.U32 + PAYLOAD_BYTES_MAX <= FRAME_BYTES_MAX,
+        "a PAYLOAD carrying the largest payload must fit in a frame");
+    check(
+        FRAME_HEADER_BYTES + Jobs.encodedSize(JobInfo.ENCODED_BYTES_MAX) <= FRAME_BYTES_MAX,
+        "a JOBS carrying one largest job must fit in a frame");
+    check(
         FRAME_HEADER_BYTES
                 + WireSize.U16
                 + STATS_QUEUES_MAX * QueueStats.ENCODED_BYTES_MAX
@@ -212,6 +227,7 @@ public final class ProtocolLimits {
             && JOBS_PER_LEASE_MAX <= U16_MAX
             && QUEUES_PER_LEASE_MAX <= U16_MAX
             && DEAD_LIST_PAGE_MAX <= U16_MAX
+            && JOBS_LIST_PAGE_MAX <= U16_MAX
             && ATTEMPTS_MAX <= U16_MAX
             && STATS_QUEUES_MAX <= U16_MAX
             && STATS_COUNTERS_MAX <= U16_MAX

@@ -62,6 +62,24 @@ public final class Ranges {
     return value;
   }
 
+  /** For durations where 0 means "off": set, and 0 or in [{@code min}, {@code max}]. */
+  public static Duration zeroOrInRange(String field, Duration value, Duration min, Duration max) {
+    if (value == null) {
+      throw new IllegalArgumentException(field + " must be set");
+    }
+    if (!value.isZero() && (value.compareTo(min) < 0 || value.compareTo(max) > 0)) {
+      throw new IllegalArgumentException(
+          field
+              + " must be 0 (off) or in ["
+              + DurationText.format(min)
+              + ", "
+              + DurationText.format(max)
+              + "], was "
+              + DurationText.format(value));
+    }
+    return value;
+  }
+
   private static IllegalArgumentException outOfRange(
       String field, String min, String max, String value) {
     return new IllegalArgumentException(

@@ -18,4 +18,7 @@ public sealed interface Request extends Message
         Pause,
         Resume,
         Backup,
-        DeleteQueue {}
+        DeleteQueue,
+        DeadPurge,
+        JobsList,
+        InspectPayload {}

@@ -57,6 +57,18 @@ final class RequestCodec {
       WireWriter.string(out, m.name());
     } else if (request instanceof DeleteQueue m) {
       WireWriter.string(out, m.queue());
+    } else if (request instanceof DeadPurge m) {
+      WireWriter.string(out, m.queue());
+      WireWriter.i64(out, m.olderThanMillis());
+    } else if (request instanceof InspectPayload m) {
+      WireWriter.i64(out, m.jobId());
+      WireWriter.u32(out, m.bytesMax());
+    } else if (request instanceof JobsList m) {
+      WireWriter.string(out, m.queue());
+      WireWriter.u8(out, m.state().code());
+      WireWriter.u8(out, m.order().code());
+      WireWriter.i64(out, m.afterJobId());
+      WireWriter.u16(out, m.limit());
     } else {
       throw new AssertionError("no writer for " + request.opcode());
     }
@@ -103,8 +115,33 @@ final class RequestCodec {
       case RESUME -> new Resume(in.string("queue", ProtocolLimits.QUEUE_NAME_BYTES_MAX));
       case BACKUP -> new Backup(in.string("name", ProtocolLimits.BACKUP_NAME_BYTES_MAX));
       case DELETE_QUEUE -> new DeleteQueue(in.string("queue", ProtocolLimits.QUEUE_NAME_BYTES_MAX));
+      case DEAD_PURGE ->
+          new DeadPurge(
+              in.string("queue", ProtocolLimits.QUEUE_NAME_BYTES_MAX), in.i64("olderThanMillis"));
+      case JOBS_LIST -> readJobsList(in);
+      case INSPECT_PAYLOAD -> readInspectPayload(in);
       default -> throw new AssertionError("not a request opcode: " + in.opcode());
     };
+  }
+
+  private static InspectPayload readInspectPayload(WireReader in) throws ProtocolException {
+    long jobId = in.i64("jobId");
+    long bytesMax = in.u32("bytesMax");
+    if (bytesMax > ProtocolLimits.PAYLOAD_BYTES_MAX) {
+      throw in.malformed("bytesMax over " + ProtocolLimits.PAYLOAD_BYTES_MAX);
+    }
+    return new InspectPayload(jobId, (int) bytesMax);
+  }
+
+  private static JobsList readJobsList(WireReader in) throws ProtocolException {
+    String queue = in.string("queue", ProtocolLimits.QUEUE_NAME_BYTES_MAX);
+    int state = in.u8("state");
+    StateFilter filter =
+        StateFilter.fromCode(state).orElseThrow(() -> in.malformed("unknown state " + state));
+    int order = in.u8("order");
+    ListOrder listOrder =
+        ListOrder.fromCode(order).orElseThrow(() -> in.malformed("unknown order " + order));
+    return new JobsList(queue, filter, listOrder, in.i64("afterJobId"), in.u16("limit"));
   }
 
   private static List<JobSpec> readJobSpecs(WireReader in) throws ProtocolException {

@@ -13,4 +13,7 @@ public sealed interface Response extends Message
         DeadJobs,
         Requeued,
         BackedUp,
+        Purged,
+        Jobs,
+        PayloadPart,
         ErrorResponse {}

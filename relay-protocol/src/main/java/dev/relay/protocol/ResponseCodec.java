@@ -43,6 +43,16 @@ final class ResponseCodec {
     } else if (response instanceof BackedUp m) {
       WireWriter.i64(out, m.bytes());
       WireWriter.string(out, m.name());
+    } else if (response instanceof Jobs m) {
+      WireWriter.u16(out, m.jobs().size());
+      m.jobs().forEach(job -> ValueCodec.writeJobInfo(out, job));
+      WireWriter.i64(out, m.nextAfterJobId());
+    } else if (response instanceof PayloadPart m) {
+      WireWriter.u32(out, m.payloadBytes());
+      WireWriter.bytes(out, m.start());
+    } else if (response instanceof Purged m) {
+      WireWriter.u32(out, m.count());
+      WireWriter.bool(out, m.more());
     } else if (response instanceof ErrorResponse m) {
       WireWriter.u16(out, m.code().code());
       WireWriter.bool(out, m.retryable());
@@ -77,10 +87,16 @@ final class ResponseCodec {
       case RENEWED -> new Renewed(in.i64("leaseExpiresAtMillis"));
       case STATS_RESULT -> readStatsResult(in);
       case JOB_INFO -> ValueCodec.readJobInfo(in);
-      case DEAD_JOBS -> new DeadJobs(readJobInfos(in), in.i64("nextAfterJobId"));
+      case DEAD_JOBS ->
+          new DeadJobs(
+              readJobInfos(in, ProtocolLimits.DEAD_LIST_PAGE_MAX), in.i64("nextAfterJobId"));
       case REQUEUED -> new Requeued(in.i64("count"));
       case BACKED_UP ->
           new BackedUp(in.i64("bytes"), in.string("name", ProtocolLimits.BACKUP_NAME_BYTES_MAX));
+      case PURGED -> readPurged(in);
+      case PAYLOAD -> readPayloadPart(in);
+      case JOBS ->
+          new Jobs(readJobInfos(in, ProtocolLimits.JOBS_LIST_PAGE_MAX), in.i64("nextAfterJobId"));
       case ERROR -> readError(in);
       default -> throw new AssertionError("not a response opcode: " + in.opcode());
     };
@@ -146,13 +162,29 @@ final class ResponseCodec {
     return new StatsResult(queues, counters);
   }
 
-  private static List<JobInfo> readJobInfos(WireReader in) throws ProtocolException {
-    int count = in.count("job count", 0, ProtocolLimits.DEAD_LIST_PAGE_MAX);
+  private static List<JobInfo> readJobInfos(WireReader in, int countMax) throws ProtocolException {
+    int count = in.count("job count", 0, countMax);
     List<JobInfo> jobs = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       jobs.add(ValueCodec.readJobInfo(in));
     }
     return jobs;
+  }
+
+  private static PayloadPart readPayloadPart(WireReader in) throws ProtocolException {
+    long payloadBytes = in.u32("payloadBytes");
+    if (payloadBytes > ProtocolLimits.PAYLOAD_BYTES_MAX) {
+      throw in.malformed("payloadBytes over " + ProtocolLimits.PAYLOAD_BYTES_MAX);
+    }
+    return new PayloadPart((int) payloadBytes, in.payload("start", Side.CLIENT));
+  }
+
+  private static Purged readPurged(WireReader in) throws ProtocolException {
+    long count = in.u32("count");
+    if (count > ProtocolLimits.DEAD_PURGE_JOBS_MAX) {
+      throw in.malformed("count " + count + " over DEAD_PURGE_JOBS_MAX");
+    }
+    return new Purged((int) count, in.bool("more"));
   }
 
   private static ErrorResponse readError(WireReader in) throws ProtocolException {

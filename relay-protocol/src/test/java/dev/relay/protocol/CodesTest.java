@@ -87,6 +87,9 @@ class CodesTest {
     assertThat(Opcode.DEAD_JOBS.code()).isEqualTo(Opcode.DEAD_LIST.code() | 0x80);
     assertThat(Opcode.REQUEUED.code()).isEqualTo(Opcode.DEAD_REQUEUE.code() | 0x80);
     assertThat(Opcode.BACKED_UP.code()).isEqualTo(Opcode.BACKUP.code() | 0x80);
+    assertThat(Opcode.PURGED.code()).isEqualTo(Opcode.DEAD_PURGE.code() | 0x80);
+    assertThat(Opcode.JOBS.code()).isEqualTo(Opcode.JOBS_LIST.code() | 0x80);
+    assertThat(Opcode.PAYLOAD.code()).isEqualTo(Opcode.INSPECT_PAYLOAD.code() | 0x80);
   }
 
   @Test
@@ -99,5 +102,17 @@ class CodesTest {
     }
     assertThat(ScheduleKind.fromCode(3)).isEmpty();
     assertThat(JobState.fromCode(5)).isEmpty();
+  }
+
+  @Test
+  void state_filters_and_list_orders_decode_back_and_reject_unknown_values() {
+    for (StateFilter filter : StateFilter.values()) {
+      assertThat(StateFilter.fromCode(filter.code())).hasValue(filter);
+    }
+    for (ListOrder order : ListOrder.values()) {
+      assertThat(ListOrder.fromCode(order.code())).hasValue(order);
+    }
+    assertThat(StateFilter.fromCode(6)).isEmpty();
+    assertThat(ListOrder.fromCode(2)).isEmpty();
   }
 }

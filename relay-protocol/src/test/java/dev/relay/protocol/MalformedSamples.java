@@ -317,6 +317,99 @@ final class MalformedSamples {
             b -> b.writeShort(ProtocolLimits.JOBS_PER_LEASE_MAX + 1)));
     cases.add(body("renewed_truncated", Side.CLIENT, 0x88, b -> b.writeInt(1)));
     cases.add(body("requeued_negative_count", Side.CLIENT, 0x8C, b -> b.writeLong(-1)));
+    cases.add(
+        body(
+            "purged_count_over_cap",
+            Side.CLIENT,
+            0x92,
+            b -> b.writeInt(ProtocolLimits.DEAD_PURGE_JOBS_MAX + 1).writeByte(1)));
+    cases.add(
+        body("inspect_payload_bytes_max_0", Side.SERVER, 0x14, b -> b.writeLong(1).writeInt(0)));
+    cases.add(
+        body(
+            "inspect_payload_bytes_max_over_cap",
+            Side.SERVER,
+            0x14,
+            b -> b.writeLong(1).writeInt(ProtocolLimits.PAYLOAD_BYTES_MAX + 1)));
+    cases.add(
+        body(
+            "payload_start_longer_than_payload",
+            Side.CLIENT,
+            0x94,
+            b -> b.writeInt(1).writeInt(2).writeByte(1).writeByte(2)));
+    cases.add(
+        body(
+            "jobs_list_state_6",
+            Side.SERVER,
+            0x13,
+            b -> {
+              string(b, "emails");
+              b.writeByte(6).writeByte(0).writeLong(0).writeShort(1);
+            }));
+    cases.add(
+        body(
+            "jobs_list_order_2",
+            Side.SERVER,
+            0x13,
+            b -> {
+              string(b, "emails");
+              b.writeByte(0).writeByte(2).writeLong(0).writeShort(1);
+            }));
+    cases.add(
+        body(
+            "jobs_list_limit_0",
+            Side.SERVER,
+            0x13,
+            b -> {
+              string(b, "emails");
+              b.writeByte(0).writeByte(0).writeLong(0).writeShort(0);
+            }));
+    cases.add(
+        body(
+            "jobs_list_limit_over_cap",
+            Side.SERVER,
+            0x13,
+            b -> {
+              string(b, "emails");
+              b.writeByte(0)
+                  .writeByte(0)
+                  .writeLong(0)
+                  .writeShort(ProtocolLimits.JOBS_LIST_PAGE_MAX + 1);
+            }));
+    cases.add(
+        body(
+            "jobs_too_many_jobs",
+            Side.CLIENT,
+            0x93,
+            b -> b.writeShort(ProtocolLimits.JOBS_LIST_PAGE_MAX + 1)));
+    cases.add(body("purged_more_byte_2", Side.CLIENT, 0x92, b -> b.writeInt(1).writeByte(2)));
+    cases.add(
+        body(
+            "dead_purge_negative_age",
+            Side.SERVER,
+            0x12,
+            b -> {
+              string(b, "emails");
+              b.writeLong(-1);
+            }));
+    cases.add(
+        body(
+            "dead_purge_age_over_cap",
+            Side.SERVER,
+            0x12,
+            b -> {
+              string(b, "emails");
+              b.writeLong(ProtocolLimits.SCHEDULE_AHEAD_MILLIS_MAX + 1);
+            }));
+    cases.add(
+        body(
+            "dead_purge_empty_queue",
+            Side.SERVER,
+            0x12,
+            b -> {
+              string(b, "");
+              b.writeLong(0);
+            }));
     return cases;
   }
 

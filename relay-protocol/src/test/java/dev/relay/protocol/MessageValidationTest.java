@@ -162,6 +162,42 @@ class MessageValidationTest {
             () -> new DeleteQueue("q".repeat(ProtocolLimits.QUEUE_NAME_BYTES_MAX + 1))),
         limit("queue", () -> new DeleteQueue("q"), () -> new DeleteQueue("")),
         limit("queue", () -> new Pause("q", true), () -> new Pause("", true)),
+        limit("queue", () -> new DeadPurge("q", 0), () -> new DeadPurge("", 0)),
+        limit(
+            "bytesMax",
+            () -> new InspectPayload(1, ProtocolLimits.PAYLOAD_BYTES_MAX),
+            () -> new InspectPayload(1, ProtocolLimits.PAYLOAD_BYTES_MAX + 1)),
+        limit("bytesMax", () -> new InspectPayload(1, 1), () -> new InspectPayload(1, 0)),
+        limit(
+            "start size",
+            () -> new PayloadPart(1, Payload.of(new byte[1])),
+            () -> new PayloadPart(1, Payload.of(new byte[2]))),
+        limit(
+            "limit",
+            () -> new JobsList("q", StateFilter.DONE, ListOrder.OLDEST_FIRST, 0, 500),
+            () -> new JobsList("q", StateFilter.DONE, ListOrder.OLDEST_FIRST, 0, 501)),
+        limit(
+            "limit",
+            () -> new JobsList("q", StateFilter.DONE, ListOrder.OLDEST_FIRST, 0, 1),
+            () -> new JobsList("q", StateFilter.DONE, ListOrder.OLDEST_FIRST, 0, 0)),
+        limit(
+            "afterJobId",
+            () -> new JobsList("q", StateFilter.DONE, ListOrder.OLDEST_FIRST, 0, 1),
+            () -> new JobsList("q", StateFilter.DONE, ListOrder.OLDEST_FIRST, -1, 1)),
+        limit(
+            "queue",
+            () -> new JobsList("q", StateFilter.DONE, ListOrder.OLDEST_FIRST, 0, 1),
+            () -> new JobsList("", StateFilter.DONE, ListOrder.OLDEST_FIRST, 0, 1)),
+        limit(
+            "olderThanMillis",
+            () -> new DeadPurge("q", ProtocolLimits.SCHEDULE_AHEAD_MILLIS_MAX),
+            () -> new DeadPurge("q", ProtocolLimits.SCHEDULE_AHEAD_MILLIS_MAX + 1)),
+        limit("olderThanMillis", () -> new DeadPurge("q", 0), () -> new DeadPurge("q", -1)),
+        limit(
+            "count",
+            () -> new Purged(ProtocolLimits.DEAD_PURGE_JOBS_MAX, true),
+            () -> new Purged(ProtocolLimits.DEAD_PURGE_JOBS_MAX + 1, true)),
+        limit("count", () -> new Purged(0, false), () -> new Purged(-1, false)),
         limit(
             "jobs",
             () -> new Leased(leasedJobs(ProtocolLimits.JOBS_PER_LEASE_MAX)),

@@ -33,7 +33,9 @@ class PrincipalTest {
             Opcode.RENEW,
             Opcode.STATS,
             Opcode.INSPECT,
-            Opcode.DEAD_LIST);
+            Opcode.DEAD_LIST,
+            Opcode.JOBS_LIST,
+            Opcode.INSPECT_PAYLOAD);
     assertThat(Principal.ADMIN_ONLY)
         .containsExactlyInAnyOrder(
             Opcode.BACKUP,
@@ -41,7 +43,8 @@ class PrincipalTest {
             Opcode.RESUME,
             Opcode.CANCEL,
             Opcode.DEAD_REQUEUE,
-            Opcode.DELETE_QUEUE);
+            Opcode.DELETE_QUEUE,
+            Opcode.DEAD_PURGE);
   }
 
   @Test

@@ -65,4 +65,17 @@ class RangesTest {
     assertThatThrownBy(() -> Ranges.zeroOrInRange("dbPagesMax", 63, 64, 100))
         .hasMessage("dbPagesMax must be 0 (no limit) or in [64, 100], was 63");
   }
+
+  @Test
+  void a_zero_duration_means_off_and_other_durations_must_lie_in_the_range() {
+    Duration min = Duration.ofHours(1);
+    Duration max = Duration.ofDays(3650);
+    assertThat(Ranges.zeroOrInRange("deadRetention", Duration.ZERO, min, max)).isZero();
+    assertThat(Ranges.zeroOrInRange("deadRetention", min, min, max)).isEqualTo(min);
+    assertThatThrownBy(
+            () -> Ranges.zeroOrInRange("deadRetention", Duration.ofMinutes(59), min, max))
+        .hasMessage("deadRetention must be 0 (off) or in [1h, 3650d], was 59m");
+    assertThatThrownBy(() -> Ranges.zeroOrInRange("deadRetention", null, min, max))
+        .hasMessage("deadRetention must be set");
+  }
 }

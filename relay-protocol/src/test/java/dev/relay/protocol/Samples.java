@@ -159,7 +159,18 @@ final class Samples {
         new Resume("emails"),
         new Backup(Backup.SERVER_CHOOSES),
         new Backup("nightly.db"),
-        new DeleteQueue("emails"));
+        new DeleteQueue("emails"),
+        new DeadPurge("emails", DeadPurge.ANY_AGE),
+        new DeadPurge("emails", ProtocolLimits.SCHEDULE_AHEAD_MILLIS_MAX),
+        new InspectPayload(9, 65_536),
+        new InspectPayload(Long.MAX_VALUE, ProtocolLimits.PAYLOAD_BYTES_MAX),
+        new JobsList("emails", StateFilter.READY, ListOrder.OLDEST_FIRST, JobsList.FROM_START, 100),
+        new JobsList(
+            "emails",
+            StateFilter.CANCELLED,
+            ListOrder.NEWEST_FIRST,
+            9,
+            ProtocolLimits.JOBS_LIST_PAGE_MAX));
   }
 
   static List<Response> responses() {
@@ -195,6 +206,12 @@ final class Samples {
         new DeadJobs(List.of(), DeadJobs.NO_MORE),
         new Requeued(3),
         new BackedUp(1_048_576, "relay-20300101T000000.000Z.db"),
+        new Purged(ProtocolLimits.DEAD_PURGE_JOBS_MAX, true),
+        new Purged(0, false),
+        new Jobs(List.of(readyJobInfo(), jobInfo()), 9),
+        new Jobs(List.of(), Jobs.NO_MORE),
+        new PayloadPart(5, Payload.of(new byte[] {'h', 'e', 0, (byte) 0xff})),
+        new PayloadPart(0, Payload.EMPTY),
         ErrorResponse.of(ErrorCode.STALE_TOKEN, "job 7 was leased again"),
         new ErrorResponse(ErrorCode.OVERLOADED, false, ""));
   }

@@ -21,20 +21,32 @@ final class Replies {
     return ErrorResponse.of(code, WireText.fit(message, ProtocolLimits.ERROR_TEXT_BYTES_MAX));
   }
 
-  /** The error for an outcome other than {@link Outcome#OK}. */
+  /**
+   * The error for an outcome other than {@link Outcome#OK}. The text says what the code does not
+   * (which job or queue, and why), never the code's own name again: every client shows the code
+   * beside the text, and the CLI printed "unknown job (UNKNOWN_JOB)".
+   */
   static ErrorResponse forOutcome(Outcome outcome, String subject) {
-    ErrorCode code =
-        switch (outcome) {
-          case UNKNOWN_JOB -> ErrorCode.UNKNOWN_JOB;
-          case NOT_LEASED -> ErrorCode.NOT_LEASED;
-          case STALE_TOKEN -> ErrorCode.STALE_TOKEN;
-          case LEASE_EXPIRED -> ErrorCode.LEASE_EXPIRED;
-          case ALREADY_ACKED -> ErrorCode.ALREADY_ACKED;
-          case INVALID_STATE -> ErrorCode.INVALID_STATE;
-          case UNKNOWN_QUEUE -> ErrorCode.UNKNOWN_QUEUE;
-          case OK -> throw new IllegalArgumentException("OK is not an error");
-        };
-    return error(code, subject + ": " + outcome.name().toLowerCase().replace('_', ' '));
+    return switch (outcome) {
+      case UNKNOWN_JOB -> error(ErrorCode.UNKNOWN_JOB, unknownJob(subject));
+      case NOT_LEASED -> error(ErrorCode.NOT_LEASED, subject + " has no lease to act on");
+      case STALE_TOKEN ->
+          error(
+              ErrorCode.STALE_TOKEN,
+              subject + " was leased again: this fencing token is no longer its current one");
+      case LEASE_EXPIRED ->
+          error(ErrorCode.LEASE_EXPIRED, subject + ": the lease ended before this request");
+      case ALREADY_ACKED -> error(ErrorCode.ALREADY_ACKED, subject + " was acknowledged before");
+      case INVALID_STATE ->
+          error(ErrorCode.INVALID_STATE, subject + " is not in a state that allows this request");
+      case UNKNOWN_QUEUE -> error(ErrorCode.UNKNOWN_QUEUE, subject + " does not exist");
+      case OK -> throw new IllegalArgumentException("OK is not an error");
+    };
+  }
+
+  /** The text for a job id the store does not hold. */
+  static String unknownJob(String subject) {
+    return subject + " does not exist (never enqueued, or purged after its retention)";
   }
 
   /** The error for a failed store future: its {@link StoreException} code, or INTERNAL. */

@@ -5,6 +5,7 @@ import dev.relay.protocol.BackedUp;
 import dev.relay.protocol.Backup;
 import dev.relay.protocol.Cancel;
 import dev.relay.protocol.DeadList;
+import dev.relay.protocol.DeadPurge;
 import dev.relay.protocol.DeadRequeue;
 import dev.relay.protocol.DeleteQueue;
 import dev.relay.protocol.Enqueue;
@@ -13,12 +14,17 @@ import dev.relay.protocol.Enqueued;
 import dev.relay.protocol.EnqueuedBatch;
 import dev.relay.protocol.ErrorCode;
 import dev.relay.protocol.Inspect;
+import dev.relay.protocol.InspectPayload;
 import dev.relay.protocol.JobSpec;
+import dev.relay.protocol.JobsList;
 import dev.relay.protocol.Lease;
 import dev.relay.protocol.Nack;
 import dev.relay.protocol.Ok;
 import dev.relay.protocol.Pause;
+import dev.relay.protocol.Payload;
+import dev.relay.protocol.PayloadPart;
 import dev.relay.protocol.ProtocolLimits;
+import dev.relay.protocol.Purged;
 import dev.relay.protocol.Release;
 import dev.relay.protocol.Renew;
 import dev.relay.protocol.Renewed;
@@ -82,11 +88,26 @@ final class RequestDispatcher {
           v ->
               v.<Response>map(Conversions::jobInfo)
                   .orElseGet(
-                      () -> Replies.error(ErrorCode.UNKNOWN_JOB, job(i.jobId()) + ": unknown")),
+                      () ->
+                          Replies.error(ErrorCode.UNKNOWN_JOB, Replies.unknownJob(job(i.jobId())))),
           loop);
     } else if (request instanceof DeadList d) {
       return answer(
-          server.store().deadList(d.queue(), d.afterJobId(), d.limit()), DeadPages::fit, loop);
+          server.store().deadList(d.queue(), d.afterJobId(), d.limit()), JobPages::fit, loop);
+    } else if (request instanceof InspectPayload i) {
+      return answer(
+          server.store().payloadStart(i.jobId(), i.bytesMax()),
+          p ->
+              p.<Response>map(s -> new PayloadPart(s.payloadBytes(), Payload.of(s.start())))
+                  .orElseGet(
+                      () ->
+                          Replies.error(ErrorCode.UNKNOWN_JOB, Replies.unknownJob(job(i.jobId())))),
+          loop);
+    } else if (request instanceof JobsList j) {
+      return answer(
+          server.store().jobsList(j.queue(), j.state(), j.order(), j.afterJobId(), j.limit()),
+          JobPages::fit,
+          loop);
     } else if (request instanceof DeadRequeue d) {
       return deadRequeue(d, loop);
     } else if (request instanceof Cancel c) {
@@ -99,6 +120,8 @@ final class RequestDispatcher {
       return backup(b, loop);
     } else if (request instanceof DeleteQueue d) {
       return answer(server.store().deleteQueue(d.queue()), r -> deleted(d.queue(), r), loop);
+    } else if (request instanceof DeadPurge d) {
+      return deadPurge(d, loop);
     }
     throw new IllegalArgumentException("not dispatched here: " + request.opcode());
   }
@@ -285,6 +308,15 @@ final class RequestDispatcher {
                       job(d.jobId()) + " is not a dead job of queue " + d.queue());
               default -> Replies.forOutcome(o, job(d.jobId()));
             },
+        loop);
+  }
+
+  /** One bounded batch per request: the client repeats while PURGED says {@code more}. */
+  private CompletableFuture<Response> deadPurge(DeadPurge d, Executor loop) {
+    int batch = ProtocolLimits.DEAD_PURGE_JOBS_MAX;
+    return answer(
+        server.store().deadPurge(d.queue(), Duration.ofMillis(d.olderThanMillis()), batch),
+        n -> new Purged(n, n == batch),
         loop);
   }
 

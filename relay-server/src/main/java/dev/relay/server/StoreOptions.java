@@ -134,6 +134,16 @@ final class StoreOptions {
   Duration retention;
 
   @Option(
+      names = "--dead-retention",
+      converter = DurationConverter.class,
+      defaultValue = "${env:RELAY_DEAD_RETENTION:-0s}",
+      description = {
+        "How long dead jobs are kept after they became dead; 0 keeps them until requeued or purged.",
+        "0 or range [1h, 3650d]. Default: ${DEFAULT-VALUE}. Env: RELAY_DEAD_RETENTION."
+      })
+  Duration deadRetention;
+
+  @Option(
       names = "--queue-depth-max",
       defaultValue = "${env:RELAY_QUEUE_DEPTH_MAX:-10000000}",
       description = {
@@ -197,6 +207,7 @@ final class StoreOptions {
         .backoffMax(backoffMax)
         .expiryInterval(expiryInterval)
         .retention(retention)
+        .deadRetention(deadRetention)
         .queueDepthMax(queueDepthMax)
         .queuesMax(queuesMax)
         .dbPagesMax(dbPagesMax)

@@ -8,6 +8,7 @@ import dev.relay.protocol.Ack;
 import dev.relay.protocol.Backup;
 import dev.relay.protocol.Cancel;
 import dev.relay.protocol.DeadList;
+import dev.relay.protocol.DeadPurge;
 import dev.relay.protocol.DeadRequeue;
 import dev.relay.protocol.DeleteQueue;
 import dev.relay.protocol.Enqueue;
@@ -19,10 +20,13 @@ import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.Frame;
 import dev.relay.protocol.Hello;
 import dev.relay.protocol.Inspect;
+import dev.relay.protocol.InspectPayload;
 import dev.relay.protocol.JobSpec;
+import dev.relay.protocol.JobsList;
 import dev.relay.protocol.Lease;
 import dev.relay.protocol.Leased;
 import dev.relay.protocol.LeasedJob;
+import dev.relay.protocol.ListOrder;
 import dev.relay.protocol.Nack;
 import dev.relay.protocol.Opcode;
 import dev.relay.protocol.Pause;
@@ -33,6 +37,7 @@ import dev.relay.protocol.Renew;
 import dev.relay.protocol.Request;
 import dev.relay.protocol.Resume;
 import dev.relay.protocol.ScheduleKind;
+import dev.relay.protocol.StateFilter;
 import dev.relay.protocol.Stats;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -193,8 +198,14 @@ class ErrorTableIT {
     check(c, new Stats());
     check(c, new Inspect(1));
     check(c, new Inspect(Long.MAX_VALUE));
+    check(c, new InspectPayload(1, ProtocolLimits.PAYLOAD_BYTES_MAX));
+    check(c, new InspectPayload(Long.MAX_VALUE, 1));
     check(c, new DeadList("", 0, ProtocolLimits.DEAD_LIST_PAGE_MAX));
     check(c, new DeadList("nope", 0, 1));
+    for (StateFilter state : StateFilter.values()) {
+      check(c, new JobsList("q", state, ListOrder.NEWEST_FIRST, JobsList.FROM_START, 1));
+    }
+    check(c, new JobsList("nope", StateFilter.READY, ListOrder.OLDEST_FIRST, 5, 1));
   }
 
   private void adminRequests(TestClient admin, TestClient worker) {
@@ -218,6 +229,8 @@ class ErrorTableIT {
             new Resume("q"),
             new Resume("nope"),
             new Backup(""),
+            new DeadPurge("nope", DeadPurge.ANY_AGE),
+            new DeadPurge("q", 1),
             new DeleteQueue("q"),
             new DeleteQueue("nope"));
     for (Request r : requests) {

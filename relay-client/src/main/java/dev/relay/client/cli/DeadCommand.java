@@ -5,6 +5,9 @@ import dev.relay.client.JobDetails;
 import dev.relay.client.RelayClient;
 import dev.relay.protocol.DeadList;
 import dev.relay.protocol.DeadRequeue;
+import dev.relay.protocol.Purged;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,12 +20,16 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
-/** {@code relay dead list|requeue}: the jobs that ran out of attempts. */
+/** {@code relay dead list|requeue|purge}: the jobs that ran out of attempts. */
 @Command(
     name = "dead",
     mixinStandardHelpOptions = true,
-    description = "List or requeue dead jobs (jobs out of attempts).",
-    subcommands = {DeadCommand.ListCommand.class, DeadCommand.RequeueCommand.class})
+    description = "List, requeue or purge dead jobs (jobs out of attempts).",
+    subcommands = {
+      DeadCommand.ListCommand.class,
+      DeadCommand.RequeueCommand.class,
+      DeadCommand.PurgeCommand.class
+    })
 final class DeadCommand implements Callable<Integer> {
   @ParentCommand RelayCli relay;
 
@@ -93,7 +100,8 @@ final class DeadCommand implements Callable<Integer> {
 
     private static Map<String, Object> json(DeadPage page) {
       Map<String, Object> m = new LinkedHashMap<>();
-      m.put("jobs", page.jobs().stream().map(JobInfoView::json).toList());
+      Instant now = Instant.now();
+      m.put("jobs", page.jobs().stream().map(job -> JobInfoView.json(job, now)).toList());
       // 0 on the last page, as the protocol's DEAD_JOBS says it
       m.put("nextAfterJobId", page.nextAfterJobId().orElse(0));
       return m;
@@ -123,6 +131,57 @@ final class DeadCommand implements Callable<Integer> {
         long count = RelayClient.await(client.deadRequeue(queue, jobId));
         dead.relay.print("requeued " + count + " job(s) on " + queue, Map.of("requeued", count));
       }
+      return ExitCodes.OK;
+    }
+  }
+
+  /**
+   * {@code relay dead purge --queue Q [--older-than D]}: deletes dead jobs for good, repeating the
+   * server's bounded DEAD_PURGE until it says none is left.
+   */
+  @Command(
+      name = "purge",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Delete the dead jobs of a queue for good, payloads included (admin token).",
+        "Repeats the server's bounded purge (1000 jobs a request) until none is left."
+      })
+  static final class PurgeCommand implements Callable<Integer> {
+    /**
+     * Most requests one command sends (10 million jobs): failures arriving as fast as the purge
+     * deletes them must not keep the command running for ever. Run it again to go on.
+     */
+    static final int ROUNDS_MAX = 10_000;
+
+    @ParentCommand DeadCommand dead;
+
+    @Option(names = "--queue", required = true, description = "The queue.")
+    String queue;
+
+    @Option(
+        names = "--older-than",
+        paramLabel = "DURATION",
+        converter = Converters.DurationConverter.class,
+        description = "Only jobs dead at least this long (30s, 12h, 7d); default: every one.")
+    Duration olderThan = Duration.ZERO;
+
+    @Override
+    public Integer call() {
+      long purged = 0;
+      boolean more = true;
+      try (RelayClient client = dead.relay.connect()) {
+        for (int round = 0; round < ROUNDS_MAX && more; round++) {
+          Purged answer = RelayClient.await(client.deadPurge(queue, olderThan));
+          purged += answer.count();
+          more = answer.more();
+        }
+      }
+      Map<String, Object> json = new LinkedHashMap<>();
+      json.put("purged", purged);
+      json.put("complete", !more);
+      dead.relay.print(
+          "purged " + purged + " dead job(s) on " + queue + (more ? "; more left, run again" : ""),
+          json);
       return ExitCodes.OK;
     }
   }

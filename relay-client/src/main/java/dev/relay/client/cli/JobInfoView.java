@@ -1,6 +1,7 @@
 package dev.relay.client.cli;
 
 import dev.relay.client.JobDetails;
+import dev.relay.protocol.JobState;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -11,11 +12,23 @@ import java.util.Optional;
 final class JobInfoView {
   private JobInfoView() {}
 
-  static Map<String, Object> json(JobDetails job) {
+  /**
+   * The state as an operator reads it: the wire's READY split, as STATS splits its counts, into
+   * "ready" (leasable now) and "scheduled" (its available time is still ahead of {@code now}).
+   * {@code now} is the CLI's clock, so a job due within the clocks' skew may show either word.
+   */
+  static String state(JobDetails job, Instant now) {
+    if (job.state() == JobState.READY && job.availableAt().isAfter(now)) {
+      return "scheduled";
+    }
+    return job.state().name().toLowerCase(Locale.ROOT);
+  }
+
+  static Map<String, Object> json(JobDetails job, Instant now) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("jobId", job.jobId());
     m.put("queue", job.queue());
-    m.put("state", job.state().name().toLowerCase(Locale.ROOT));
+    m.put("state", state(job, now));
     m.put("priority", job.priority());
     m.put("attempts", job.attempts());
     m.put("attemptsMax", job.attemptsMax());
@@ -35,11 +48,11 @@ final class JobInfoView {
     return m;
   }
 
-  static String text(JobDetails job) {
+  static String text(JobDetails job, Instant now) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("job", job.jobId());
     m.put("queue", job.queue());
-    m.put("state", job.state().name().toLowerCase(Locale.ROOT));
+    m.put("state", state(job, now));
     m.put("priority", job.priority());
     m.put("attempts", job.attempts() + " of " + job.attemptsMax());
     m.put("fencing number", job.fencingNumber());

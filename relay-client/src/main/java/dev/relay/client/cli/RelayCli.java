@@ -36,6 +36,7 @@ import picocli.CommandLine.Spec;
       EnqueueCommand.class,
       StatsCommand.class,
       InspectCommand.class,
+      JobsCommand.class,
       DeadCommand.class,
       CancelCommand.class,
       PauseCommand.class,

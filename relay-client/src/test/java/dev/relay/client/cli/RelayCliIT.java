@@ -202,6 +202,36 @@ final class RelayCliIT {
   }
 
   @Test
+  void an_error_line_names_the_error_code_once() throws Exception {
+    Run missing = relay("inspect", "999");
+    Run unknownQueue = relay("resume", "nosuch");
+
+    assertThat(missing.err())
+        .isEqualTo(
+            "relay: error: job 999 does not exist (never enqueued, or purged after its retention)"
+                + " (UNKNOWN_JOB)\n");
+    assertThat(unknownQueue.err())
+        .isEqualTo("relay: error: queue nosuch does not exist (UNKNOWN_QUEUE)\n");
+  }
+
+  @Test
+  void inspect_shows_a_delayed_job_as_scheduled_like_stats_does() throws Exception {
+    long delayed = enqueue("--payload", "x", "--delay", "1h");
+    long due = enqueue("--payload", "y");
+
+    Run text = relay("inspect", Long.toString(delayed));
+    JsonNode json = relay("--json", "inspect", Long.toString(delayed)).json();
+    JsonNode dueJson = relay("--json", "inspect", Long.toString(due)).json();
+    JsonNode mail = relay("--json", "stats").json().get("queues").get(0);
+
+    assertThat(text.out()).contains("state:            scheduled");
+    assertThat(json.get("state").asText()).isEqualTo("scheduled");
+    assertThat(dueJson.get("state").asText()).isEqualTo("ready");
+    assertThat(mail.get("scheduled").asLong()).isEqualTo(1);
+    assertThat(mail.get("ready").asLong()).isEqualTo(1);
+  }
+
+  @Test
   void dead_list_shows_dead_jobs_and_dead_requeue_makes_them_ready() throws Exception {
     long id = enqueue("--payload", "x", "--attempts-max", "1");
     try (RelayClient client = server.connect()) {

@@ -7,7 +7,10 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Operator commands: cancel a waiting job, pause, resume and delete a queue, requeue dead jobs. */
+/**
+ * Operator commands: cancel a waiting job, pause, resume and delete a queue, requeue and purge dead
+ * jobs.
+ */
 final class AdminCommands {
   /** Most dead jobs one requeue command moves; {@link JobStore} repeats while batches are full. */
   static final int REQUEUE_BATCH_MAX = 1000;
@@ -30,6 +33,15 @@ final class AdminCommands {
           + ", attempts = 0, available_at_ms = ?, finished_at_ms = NULL, dead_reason = NULL"
           + " WHERE id = ? AND state = "
           + Schema.DEAD;
+
+  // Through jobs_dead (queue, id): the age test reads the rows of the queue's dead list in id
+  // order.
+  private static final String DEAD_OLDER_IN_QUEUE =
+      "SELECT id FROM jobs WHERE state = "
+          + Schema.DEAD
+          + " AND queue = ? AND finished_at_ms <= ? ORDER BY id LIMIT ?";
+  private static final String DELETE_DEAD =
+      "DELETE FROM jobs WHERE id = ? AND state = " + Schema.DEAD;
 
   private static final String DELETE_FINISHED_OF_QUEUE =
       "DELETE FROM jobs WHERE state IN ("
@@ -206,6 +218,37 @@ final class AdminCommands {
         }
       }
       return requeued;
+    };
+  }
+
+  /**
+   * Deletes up to {@code limit} dead jobs of {@code queue} (lowest ids first) that became dead at
+   * least {@code olderThanMillis} ago, payload and all, and answers how many went. Any other state
+   * is never touched: the DELETE repeats the state test.
+   */
+  static WriteCommand<Integer> deadPurge(String queue, long olderThanMillis, int limit) {
+    return context -> {
+      PreparedStatement select = context.statement(DEAD_OLDER_IN_QUEUE);
+      select.setString(1, queue);
+      select.setLong(2, context.now() - olderThanMillis);
+      select.setInt(3, limit);
+      List<Long> ids = new ArrayList<>();
+      try (ResultSet r = select.executeQuery()) {
+        while (r.next()) {
+          ids.add(r.getLong(1));
+        }
+      }
+      PreparedStatement delete = context.statement(DELETE_DEAD);
+      int purged = 0;
+      for (long id : ids) {
+        delete.setLong(1, id);
+        if (Fenced.apply(delete, id, "dead purge")) {
+          context.moved(queue, JobState.DEAD, null);
+          context.event(queue, StoreCounters.Event.PURGED);
+          purged++;
+        }
+      }
+      return purged;
     };
   }
 

@@ -3,7 +3,9 @@ package dev.relay.server.store;
 import dev.relay.protocol.EnqueueResult;
 import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.JobState;
+import dev.relay.protocol.ListOrder;
 import dev.relay.protocol.ProtocolLimits;
+import dev.relay.protocol.StateFilter;
 import dev.relay.protocol.WireText;
 import java.nio.file.Path;
 import java.sql.Statement;
@@ -188,6 +190,21 @@ public final class JobStore implements AutoCloseable {
     return refusal != null ? CompletableFuture.failedFuture(refusal) : requeueAll(queueOrEmpty, 0);
   }
 
+  /**
+   * Deletes up to {@code limit} dead jobs of {@code queue}, lowest ids first, that became dead at
+   * least {@code olderThan} ago ({@link Duration#ZERO}: every one), in one writer command; answers
+   * how many went. The caller repeats while the answer equals {@code limit}.
+   */
+  public CompletableFuture<Integer> deadPurge(String queue, Duration olderThan, int limit) {
+    StoreException refusal = Requests.checkQueue(queue);
+    if (refusal == null && (olderThan.isNegative() || limit < 1)) {
+      refusal = Requests.invalid("olderThan must be >= 0 and limit >= 1");
+    }
+    return refusal != null
+        ? CompletableFuture.failedFuture(refusal)
+        : writer.submit(AdminCommands.deadPurge(queue, olderThan.toMillis(), limit));
+  }
+
   private static StoreException checkRequeueQueue(String queue) {
     return queue == null || (!queue.isEmpty() && Requests.checkQueue(queue) != null)
         ? Requests.invalid("queue must be empty or a name")
@@ -226,6 +243,37 @@ public final class JobStore implements AutoCloseable {
   /** One job without its payload, read on a read-only connection. */
   public CompletableFuture<Optional<JobView>> inspect(long jobId) {
     return reads.submit(c -> Reads.inspect(c, jobId));
+  }
+
+  /**
+   * The first {@code bytesMax} bytes of one job's payload and its whole size, read on a read-only
+   * connection; empty when no job has this id.
+   */
+  public CompletableFuture<Optional<PayloadStart>> payloadStart(long jobId, int bytesMax) {
+    if (bytesMax < 1) {
+      return CompletableFuture.failedFuture(
+          Requests.invalid("bytesMax must be at least 1, was " + bytesMax));
+    }
+    return reads.submit(c -> Reads.payloadStart(c, jobId, bytesMax));
+  }
+
+  /**
+   * One page of the jobs of {@code queue} in {@code state} (ready and scheduled split by the
+   * store's clock), in {@code order} after {@code afterJobId} (0: from the start), read on a
+   * read-only connection through the state's index.
+   */
+  public CompletableFuture<JobsPage> jobsList(
+      String queue, StateFilter state, ListOrder order, long afterJobId, int limit) {
+    StoreException refusal = Requests.checkQueue(queue);
+    if (refusal == null) {
+      refusal = Requests.checkDeadPage(queue, afterJobId, limit);
+    }
+    if (refusal != null) {
+      return CompletableFuture.failedFuture(refusal);
+    }
+    Objects.requireNonNull(state, "state");
+    Objects.requireNonNull(order, "order");
+    return reads.submit(c -> queries.jobsList(c, queue, state, order, afterJobId, limit));
   }
 
   /** Dead jobs with ids above {@code afterJobId}, of one queue or (empty) all queues. */

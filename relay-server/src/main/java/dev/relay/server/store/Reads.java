@@ -1,6 +1,8 @@
 package dev.relay.server.store;
 
 import dev.relay.protocol.JobState;
+import dev.relay.protocol.ListOrder;
+import dev.relay.protocol.StateFilter;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -14,8 +16,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The read-only queries: inspect, dead listing, stats and backup. They run on {@link ReadPool}
- * connections. Multi-statement reads run in one read transaction, so they see one snapshot.
+ * The read-only queries: inspect, job and dead listings, stats and backup. They run on {@link
+ * ReadPool} connections. Multi-statement reads run in one read transaction, so they see one
+ * snapshot.
  */
 final class Reads {
   private static final String VIEW_COLUMNS =
@@ -23,6 +26,9 @@ final class Reads {
           + " enqueued_at_ms, available_at_ms, lease_expires_at_ms, finished_at_ms, payload_bytes,"
           + " last_error, dead_reason, idempotency_key, type, headers FROM jobs";
   private static final String INSPECT = VIEW_COLUMNS + " WHERE id = ?";
+  // substr of a BLOB counts bytes: only the pages of the asked-for start are read.
+  private static final String PAYLOAD_START =
+      "SELECT payload_bytes, substr(payload, 1, ?) FROM jobs WHERE id = ?";
   private static final String DEAD_IN_QUEUE =
       VIEW_COLUMNS
           + " WHERE state = "
@@ -53,6 +59,90 @@ final class Reads {
       s.setLong(1, jobId);
       try (ResultSet r = s.executeQuery()) {
         return r.next() ? Optional.of(view(r)) : Optional.empty();
+      }
+    }
+  }
+
+  /**
+   * One page of the jobs of {@code queue} in {@code state}, in job id order. Each state reads its
+   * partial index, named with {@code INDEXED BY} so a plan can never fall back to a table scan
+   * (SQLite fails the statement instead): ready and scheduled read the queue's part of {@code
+   * jobs_ready} and sort it by id, so their cost grows with the queue's ready depth; leased reads
+   * {@code jobs_leased} (every lease) and sorts; dead, done and cancelled walk {@code (queue, id)}
+   * indexes and stop at the limit.
+   */
+  JobsPage jobsList(
+      Connection c, String queue, StateFilter state, ListOrder order, long afterJobId, int limit)
+      throws SQLException {
+    boolean oldestFirst = order == ListOrder.OLDEST_FIRST;
+    long cursor = afterJobId != 0 ? afterJobId : oldestFirst ? 0 : Long.MAX_VALUE;
+    List<JobView> jobs = new ArrayList<>();
+    try (PreparedStatement s = c.prepareStatement(jobsListSql(state, oldestFirst))) {
+      s.setString(1, queue);
+      s.setLong(2, clock.millis());
+      s.setLong(3, cursor);
+      s.setInt(4, limit);
+      try (ResultSet r = s.executeQuery()) {
+        while (r.next()) {
+          jobs.add(view(r));
+        }
+      }
+    }
+    long next = jobs.size() == limit ? jobs.get(jobs.size() - 1).id() : 0;
+    return new JobsPage(jobs, next);
+  }
+
+  /** Parameters: ?1 queue, ?2 now (ready and scheduled only), ?3 the cursor id, ?4 the limit. */
+  static String jobsListSql(StateFilter state, boolean oldestFirst) {
+    String finished = "state IN (" + Schema.DONE + ", " + Schema.CANCELLED + ") AND state = ";
+    String index;
+    String where;
+    switch (state) {
+      case READY -> {
+        index = "jobs_ready";
+        where = "state = " + Schema.READY + " AND available_at_ms <= ?2";
+      }
+      case SCHEDULED -> {
+        index = "jobs_ready";
+        where = "state = " + Schema.READY + " AND available_at_ms > ?2";
+      }
+      case LEASED -> {
+        index = "jobs_leased";
+        where = "state = " + Schema.LEASED;
+      }
+      case DEAD -> {
+        index = "jobs_dead";
+        where = "state = " + Schema.DEAD;
+      }
+      // The IN term repeats the partial index's own WHERE, which SQLite needs to see to use it.
+      case DONE -> {
+        index = "jobs_finished_queue";
+        where = finished + Schema.DONE;
+      }
+      case CANCELLED -> {
+        index = "jobs_finished_queue";
+        where = finished + Schema.CANCELLED;
+      }
+      default -> throw new IllegalArgumentException("no listing for " + state);
+    }
+    return VIEW_COLUMNS.replace(" FROM jobs", " FROM jobs INDEXED BY " + index)
+        + " WHERE queue = ?1 AND "
+        + where
+        + (oldestFirst ? " AND id > ?3 ORDER BY id" : " AND id < ?3 ORDER BY id DESC")
+        + " LIMIT ?4";
+  }
+
+  static Optional<PayloadStart> payloadStart(Connection c, long jobId, int bytesMax)
+      throws SQLException {
+    try (PreparedStatement s = c.prepareStatement(PAYLOAD_START)) {
+      s.setInt(1, bytesMax);
+      s.setLong(2, jobId);
+      try (ResultSet r = s.executeQuery()) {
+        if (!r.next()) {
+          return Optional.empty();
+        }
+        byte[] start = r.getBytes(2);
+        return Optional.of(new PayloadStart(r.getInt(1), start == null ? new byte[0] : start));
       }
     }
   }

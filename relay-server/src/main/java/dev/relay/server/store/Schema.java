@@ -54,6 +54,22 @@ final class Schema {
           "CREATE INDEX jobs_dead ON jobs (queue, id) WHERE state = " + DEAD,
           "CREATE INDEX jobs_dead_all ON jobs (id) WHERE state = " + DEAD);
 
+  /**
+   * The indexes version 3 adds, for the operator's reads and the dead jobs' retention. A later
+   * migration that rebuilds the table creates these and {@link #JOBS_INDEXES} again.
+   */
+  private static final List<String> OPERATOR_INDEXES =
+      List.of(
+          // The dead retention purge, oldest first, without walking the whole dead list.
+          "CREATE INDEX jobs_dead_finished ON jobs (finished_at_ms) WHERE state = " + DEAD,
+          // JOBS_LIST of done or cancelled jobs of one queue, by id: jobs_finished has no queue.
+          "CREATE INDEX jobs_finished_queue ON jobs (queue, state, id)"
+              + " WHERE state IN ("
+              + DONE
+              + ", "
+              + CANCELLED
+              + ")");
+
   /** Migration i (0-based) takes the file from version i to version i + 1. */
   private static final List<List<String>> MIGRATIONS =
       List.of(
@@ -95,7 +111,7 @@ final class Schema {
               JOBS_INDEXES.get(5),
               "PRAGMA application_id = " + APPLICATION_ID),
           migrateToTypesAndHeaders(),
-          migrateToLeasedAt());
+          migrateToVersion3());
 
   /**
    * Version 2 gives each job a type ({@code ''} when untyped) and its headers (the protocol's
@@ -153,9 +169,10 @@ final class Schema {
    * Version 3 records when each lease began ({@code leased_at_ms}), for the run-time histogram
    * (lease to ACK). Rebuilt like version 2 rather than added with {@code ADD COLUMN}, which would
    * put it after the payload, where every ACK's read of it would walk the payload's overflow pages.
-   * Rows carried over have no lease start; restart recovery ends their leases at open anyway.
+   * Rows carried over have no lease start; restart recovery ends their leases at open anyway. The
+   * same version adds {@link #OPERATOR_INDEXES}.
    */
-  private static List<String> migrateToLeasedAt() {
+  private static List<String> migrateToVersion3() {
     String carried =
         "id, queue, state, priority, attempts, max_attempts, fencing_number, expiries, failures,"
             + " enqueued_at_ms, available_at_ms, fencing_token, lease_expires_at_ms,"
@@ -191,6 +208,7 @@ final class Schema {
             + ")");
     steps.addAll(replaceJobsWith("jobs_v3", carried, carried));
     steps.addAll(JOBS_INDEXES);
+    steps.addAll(OPERATOR_INDEXES);
     return List.copyOf(steps);
   }
 

@@ -27,6 +27,8 @@ import java.util.Optional;
  * @param backoffMax longest computed retry delay
  * @param backoffJitter fraction of the delay added or removed at random, in [0, 1]
  * @param retention how long done and cancelled jobs (and their idempotency keys) are kept
+ * @param deadRetention how long dead jobs are kept after they became dead, or {@link
+ *     Duration#ZERO}: kept until an operator requeues or purges them
  * @param purgeBatchMax most rows one purge run deletes
  * @param queueDepthMax most unfinished (ready or leased) jobs per queue
  * @param queuesMax most distinct queues (with jobs, or paused)
@@ -55,6 +57,7 @@ public record StoreConfig(
     Duration backoffMax,
     double backoffJitter,
     Duration retention,
+    Duration deadRetention,
     int purgeBatchMax,
     long queueDepthMax,
     int queuesMax,
@@ -119,6 +122,15 @@ public record StoreConfig(
   public static final Duration RETENTION_DEFAULT = Duration.ofDays(7);
   public static final Duration RETENTION_MIN = Duration.ofSeconds(1);
   public static final Duration RETENTION_MAX = Duration.ofDays(3650);
+
+  /**
+   * Off: a dead job is the one record of a failure an operator has not looked at yet, so deleting
+   * it must be the operator's choice ({@code --dead-retention}, or DEAD_PURGE).
+   */
+  public static final Duration DEAD_RETENTION_DEFAULT = Duration.ZERO;
+
+  public static final Duration DEAD_RETENTION_MIN = Duration.ofHours(1);
+  public static final Duration DEAD_RETENTION_MAX = Duration.ofDays(3650);
 
   public static final int PURGE_BATCH_MAX_DEFAULT = 500;
   public static final int PURGE_BATCH_MAX_MIN = 1;
@@ -186,6 +198,7 @@ public record StoreConfig(
     inRange("backoffMax", backoffMax, max(BACKOFF_MAX_MIN, backoffBase), BACKOFF_MAX_MAX);
     inRange("backoffJitter", backoffJitter, BACKOFF_JITTER_MIN, BACKOFF_JITTER_MAX);
     inRange("retention", retention, RETENTION_MIN, RETENTION_MAX);
+    zeroOrInRange("deadRetention", deadRetention, DEAD_RETENTION_MIN, DEAD_RETENTION_MAX);
     inRange("purgeBatchMax", purgeBatchMax, PURGE_BATCH_MAX_MIN, PURGE_BATCH_MAX_MAX);
     inRange("queueDepthMax", queueDepthMax, QUEUE_DEPTH_MAX_MIN, QUEUE_DEPTH_MAX_MAX);
     inRange("queuesMax", queuesMax, QUEUES_MAX_MIN, QUEUES_MAX_MAX);
@@ -243,6 +256,7 @@ public record StoreConfig(
     private Duration backoffMax = BACKOFF_MAX_DEFAULT;
     private double backoffJitter = BACKOFF_JITTER_DEFAULT;
     private Duration retention = RETENTION_DEFAULT;
+    private Duration deadRetention = DEAD_RETENTION_DEFAULT;
     private int purgeBatchMax = PURGE_BATCH_MAX_DEFAULT;
     private long queueDepthMax = QUEUE_DEPTH_MAX_DEFAULT;
     private int queuesMax = QUEUES_MAX_DEFAULT;
@@ -272,6 +286,7 @@ public record StoreConfig(
       backoffMax = c.backoffMax;
       backoffJitter = c.backoffJitter;
       retention = c.retention;
+      deadRetention = c.deadRetention;
       purgeBatchMax = c.purgeBatchMax;
       queueDepthMax = c.queueDepthMax;
       queuesMax = c.queuesMax;
@@ -349,6 +364,11 @@ public record StoreConfig(
       return this;
     }
 
+    public Builder deadRetention(Duration v) {
+      deadRetention = v;
+      return this;
+    }
+
     public Builder purgeBatchMax(int v) {
       purgeBatchMax = v;
       return this;
@@ -416,6 +436,7 @@ public record StoreConfig(
           backoffMax,
           backoffJitter,
           retention,
+          deadRetention,
           purgeBatchMax,
           queueDepthMax,
           queuesMax,

@@ -126,7 +126,10 @@ public final class StoreCounters {
     return get(Event.CORRUPT);
   }
 
-  /** Done and cancelled jobs deleted by the retention purge. */
+  /**
+   * Jobs deleted by the retention purge (done, cancelled, and dead past dead retention) or by
+   * DEAD_PURGE.
+   */
   public long purged() {
     return get(Event.PURGED);
   }

@@ -97,6 +97,20 @@ class SchemaTest {
                       + " ORDER BY id LIMIT 10"))
           .contains("INDEX jobs_dead")
           .doesNotContain("TEMP B-TREE");
+      assertThat(
+              plan(
+                  c,
+                  "SELECT id, queue, state FROM jobs WHERE state = 3"
+                      + " AND finished_at_ms <= 5 ORDER BY finished_at_ms LIMIT 10"))
+          .contains("INDEX jobs_dead_finished")
+          .doesNotContain("TEMP B-TREE");
+      assertThat(
+              plan(
+                  c,
+                  "SELECT id FROM jobs WHERE state = 3"
+                      + " AND queue = 'q' AND finished_at_ms <= 5 ORDER BY id LIMIT 10"))
+          .contains("INDEX jobs_dead")
+          .doesNotContain("TEMP B-TREE");
       assertThat(plan(c, "SELECT * FROM jobs WHERE state = 3 AND id > 0 ORDER BY id LIMIT 10"))
           .contains("jobs_dead_all")
           .doesNotContain("TEMP B-TREE");

@@ -185,6 +185,20 @@ class StoreConfigTest {
   }
 
   @Test
+  void dead_retention_is_off_by_default_and_otherwise_between_an_hour_and_ten_years() {
+    assertThat(StoreConfig.defaults(DIR).deadRetention()).isZero();
+    assertThat(StoreConfig.builder(DIR).deadRetention(Duration.ofHours(1)).build().deadRetention())
+        .isEqualTo(Duration.ofHours(1));
+    assertThat(
+            StoreConfig.builder(DIR).deadRetention(Duration.ofDays(3650)).build().deadRetention())
+        .isEqualTo(Duration.ofDays(3650));
+    assertThatThrownBy(() -> StoreConfig.builder(DIR).deadRetention(Duration.ofMinutes(59)).build())
+        .hasMessage("deadRetention must be 0 (off) or in [1h, 3650d], was 59m");
+    assertThatThrownBy(() -> StoreConfig.builder(DIR).deadRetention(Duration.ofDays(3651)).build())
+        .hasMessage("deadRetention must be 0 (off) or in [1h, 3650d], was 3651d");
+  }
+
+  @Test
   void defaults_match_the_documented_values() {
     StoreConfig c = StoreConfig.defaults(DIR);
     assertThat(c.commitMode()).isEqualTo(CommitMode.GROUP);

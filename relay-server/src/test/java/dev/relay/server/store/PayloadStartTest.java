@@ -1,0 +1,64 @@
+package dev.relay.server.store;
+
+import static dev.relay.server.store.TestStores.join;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** INSPECT_PAYLOAD's store read: the whole size and the first bytes, as many as asked for. */
+class PayloadStartTest {
+  @TempDir Path dir;
+  final TestClock clock = new TestClock();
+  JobStore store;
+
+  @BeforeEach
+  void open() {
+    store = TestStores.open(dir, clock);
+  }
+
+  @AfterEach
+  void close() {
+    store.close();
+  }
+
+  private long enqueue(byte[] payload) {
+    return join(store.enqueue(new NewJob("q", payload, 1, null, 0, null))).jobId();
+  }
+
+  @Test
+  void a_payload_longer_than_asked_for_comes_cut_with_its_whole_size() {
+    byte[] payload = new byte[100_000];
+    Arrays.fill(payload, (byte) 7);
+    payload[0] = 1;
+    long id = enqueue(payload);
+
+    PayloadStart start = join(store.payloadStart(id, 65_536)).orElseThrow();
+
+    assertThat(start.payloadBytes()).isEqualTo(100_000);
+    assertThat(start.start()).isEqualTo(Arrays.copyOf(payload, 65_536));
+  }
+
+  @Test
+  void a_payload_shorter_than_asked_for_comes_whole_and_an_empty_one_empty() {
+    long id = enqueue(new byte[] {0, (byte) 0xff, 'x'});
+    long empty = enqueue(new byte[0]);
+
+    PayloadStart start = join(store.payloadStart(id, 65_536)).orElseThrow();
+    PayloadStart none = join(store.payloadStart(empty, 10)).orElseThrow();
+
+    assertThat(start.payloadBytes()).isEqualTo(3);
+    assertThat(start.start()).containsExactly(0, 0xff, 'x');
+    assertThat(none.payloadBytes()).isZero();
+    assertThat(none.start()).isEmpty();
+  }
+
+  @Test
+  void an_unknown_job_has_no_payload() {
+    assertThat(join(store.payloadStart(42, 10))).isEmpty();
+  }
+}
