@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.spi.LoggingEventBuilder;
 
 /**
  * The one INFO line a server logs when it is ready, and the WARNs for an open unauthenticated bind
@@ -16,50 +17,65 @@ import org.slf4j.LoggerFactory;
 final class StartupSummary {
   private static final Logger log = LoggerFactory.getLogger(RelayServer.class);
 
+  /** The human line; its placeholders take the start fields' values in order. */
+  static final String START_LINE =
+      "relay-server {} listening on {} (tls {}, auth {}, metrics {}); data {}; jobs {}; "
+          + "leases from before the restart: {} made ready, {} dead; limits: connectionsMax={} "
+          + "handshakeConnectionsMax={} connectionsPerAddressMax={} inFlightRequestsMax={}"
+          + " payloadBytesMax={} frameBytesMax={} jobsPerLeaseMax={} "
+          + "jobsPerBatchMax={} parkedPollsMax={} handshakeTimeout={} idleTimeout={} "
+          + "frameReadTimeout={} waitMax={} leaseDuration=[{}, {}] writerQueueCapacity={} "
+          + "commitMode={} dbPagesMax={}";
+
   private StartupSummary() {}
 
   static void log(
       ServerConfig config, JobStore store, InetSocketAddress bound, MetricsEndpoint metrics) {
     ServerLimits l = config.limits();
     RecoveryReport recovery = store.recovery();
-    log.info(
-        "relay-server {} listening on {} (tls {}, auth {}, metrics {}); data {}; jobs {}; "
-            + "leases from before the restart: {} made ready, {} dead; limits: connectionsMax={} "
-            + "handshakeConnectionsMax={} connectionsPerAddressMax={} inFlightRequestsMax={} payloadBytesMax={} frameBytesMax={} jobsPerLeaseMax={} "
-            + "jobsPerBatchMax={} parkedPollsMax={} handshakeTimeout={} idleTimeout={} "
-            + "frameReadTimeout={} waitMax={} leaseDuration=[{}, {}] writerQueueCapacity={} "
-            + "commitMode={} dbPagesMax={}",
-        RelayServer.VERSION,
-        HostPort.format(bound),
-        config.tls().isPresent() ? "on" : "off",
-        auth(config),
+    // Each value is both an argument of the human line and a named key-value pair, so the JSON
+    // encoder (conf/logback-json.xml) gives every one its own field in kvpList.
+    Object[][] fields = {
+      {"version", RelayServer.VERSION},
+      {"listen", HostPort.format(bound)},
+      {"tls", config.tls().isPresent() ? "on" : "off"},
+      {"auth", auth(config)},
+      {
+        "metrics",
         metrics == null
             ? "off"
             : "on "
                 + HostPort.format(metrics.address())
-                + config.metrics().map(m -> m.token().isPresent() ? " with token" : "").orElse(""),
-        config.store().databaseFile().toAbsolutePath().normalize(),
-        recovery.jobsByState(),
-        recovery.leasesRequeued(),
-        recovery.leasesDead(),
-        l.connectionsMax(),
-        l.handshakeConnectionsMax(),
-        l.connectionsPerAddressMax(),
-        l.inFlightRequestsMax(),
-        l.payloadBytesMax(),
-        l.frameBytesMax(),
-        l.jobsPerLeaseMax(),
-        l.jobsPerBatchMax(),
-        l.parkedPollsMax(),
-        DurationText.format(l.handshakeTimeout()),
-        DurationText.format(l.idleTimeout()),
-        DurationText.format(l.frameReadTimeout()),
-        DurationText.format(l.waitMax()),
-        DurationText.format(config.store().leaseDurationMin()),
-        DurationText.format(config.store().leaseDurationMax()),
-        config.store().writerQueueCapacity(),
-        config.store().commitMode(),
-        config.store().dbPagesMax() == 0 ? "none" : config.store().dbPagesMax());
+                + config.metrics().map(m -> m.token().isPresent() ? " with token" : "").orElse("")
+      },
+      {"database", config.store().databaseFile().toAbsolutePath().normalize()},
+      {"jobs", recovery.jobsByState()},
+      {"leasesMadeReady", recovery.leasesRequeued()},
+      {"leasesDead", recovery.leasesDead()},
+      {"connectionsMax", l.connectionsMax()},
+      {"handshakeConnectionsMax", l.handshakeConnectionsMax()},
+      {"connectionsPerAddressMax", l.connectionsPerAddressMax()},
+      {"inFlightRequestsMax", l.inFlightRequestsMax()},
+      {"payloadBytesMax", l.payloadBytesMax()},
+      {"frameBytesMax", l.frameBytesMax()},
+      {"jobsPerLeaseMax", l.jobsPerLeaseMax()},
+      {"jobsPerBatchMax", l.jobsPerBatchMax()},
+      {"parkedPollsMax", l.parkedPollsMax()},
+      {"handshakeTimeout", DurationText.format(l.handshakeTimeout())},
+      {"idleTimeout", DurationText.format(l.idleTimeout())},
+      {"frameReadTimeout", DurationText.format(l.frameReadTimeout())},
+      {"waitMax", DurationText.format(l.waitMax())},
+      {"leaseDurationMin", DurationText.format(config.store().leaseDurationMin())},
+      {"leaseDurationMax", DurationText.format(config.store().leaseDurationMax())},
+      {"writerQueueCapacity", config.store().writerQueueCapacity()},
+      {"commitMode", config.store().commitMode()},
+      {"dbPagesMax", config.store().dbPagesMax() == 0 ? "none" : config.store().dbPagesMax()}
+    };
+    LoggingEventBuilder line = log.atInfo().setMessage(START_LINE);
+    for (Object[] field : fields) {
+      line = line.addArgument(field[1]).addKeyValue((String) field[0], field[1]);
+    }
+    line.log();
     openBindWarning(bound, config.authToken().isPresent()).ifPresent(log::warn);
     // INFO, not WARN: the defaults always allow more than the launcher's direct memory, and running
     // out closes only the connections that need more (see OutOfMemory), so it is something to know,

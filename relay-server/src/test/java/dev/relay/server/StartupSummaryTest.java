@@ -2,11 +2,18 @@ package dev.relay.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.slf4j.LoggerFactory;
 
 /** Which binds warn that anyone who can reach them may use them: non-loopback without a token. */
 class StartupSummaryTest {
@@ -48,5 +55,38 @@ class StartupSummaryTest {
             StartupSummary.openMetricsWarning(
                 ServerConfig.defaults(Path.of("unused")).withMetricsListen(metrics), metrics))
         .isEmpty();
+  }
+
+  @Test
+  void the_start_line_carries_every_value_as_a_named_field_for_json_logs(@TempDir Path dir) {
+    ch.qos.logback.classic.Logger logger =
+        (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(RelayServer.class);
+    ListAppender<ILoggingEvent> events = new ListAppender<>();
+    events.start();
+    logger.addAppender(events);
+    Level level = logger.getLevel();
+    logger.setLevel(Level.INFO); // the tests' logback configuration may keep it quieter
+    try (RelayServer server = TestServers.start(dir)) {
+      ILoggingEvent start =
+          events.list.stream()
+              .filter(e -> e.getMessage().equals(StartupSummary.START_LINE))
+              .findFirst()
+              .orElseThrow();
+      Map<String, Object> fields = new LinkedHashMap<>();
+      start.getKeyValuePairs().forEach(kv -> fields.put(kv.key, kv.value));
+
+      assertThat(fields)
+          .containsEntry("listen", HostPort.format(server.localAddress()))
+          .containsEntry("tls", "off")
+          .containsKeys(
+              "version", "database", "jobs", "connectionsMax", "commitMode", "dbPagesMax");
+      assertThat(fields).hasSize(start.getArgumentArray().length);
+      assertThat(start.getFormattedMessage())
+          .startsWith("relay-server " + RelayServer.VERSION + " listening on ")
+          .doesNotContain("{}");
+    } finally {
+      logger.setLevel(level);
+      logger.detachAppender(events);
+    }
   }
 }
