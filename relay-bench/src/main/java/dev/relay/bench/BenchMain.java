@@ -46,7 +46,9 @@ public final class BenchMain implements Callable<Integer> {
       names = "--scenario",
       defaultValue = "default",
       description = {
-        "Comma-separated: default, threads, backlog, overload, memory, or all.",
+        "Comma-separated: default, threads, backlog, overload, memory, single, latency,"
+            + " queues; perf (default, single, latency, queues, backlog: every target of"
+            + " issue 15); or all.",
         "Default: ${DEFAULT-VALUE}."
       })
   String scenarios;
@@ -240,6 +242,9 @@ public final class BenchMain implements Callable<Integer> {
       case BACKLOG -> new BacklogScenario(config, report).run();
       case OVERLOAD -> new OverloadScenario(config, report).run();
       case MEMORY -> new MemoryScenario(config, report).run();
+      case SINGLE -> new SingleScenario(config, report).run();
+      case LATENCY -> new LatencyScenario(config, report).run();
+      case QUEUES -> new QueuesScenario(config, report).run();
     }
   }
 
