@@ -199,6 +199,7 @@ public final class BenchMain implements Callable<Integer> {
     Report report = new Report();
     Map<String, Object> machine = Machine.describe(config.workDir());
     out.println("relay-bench on " + machine);
+    report.note("fsync: " + Machine.fsyncMode());
     Instant started = Instant.now();
     try {
       for (Scenario scenario : config.scenarios()) {
@@ -292,6 +293,7 @@ public final class BenchMain implements Callable<Integer> {
     m.put("fsyncProbeMillis", c.fsyncProbeDuration().toMillis());
     m.put("serverJvmOptions", c.serverJvmOptions());
     m.put("synchronous", "FULL");
+    m.put("fsync", Machine.fsyncMode());
     m.put("handler", "no-op");
     return m;
   }

@@ -4,6 +4,7 @@ import dev.relay.client.RelayClient;
 import dev.relay.server.store.CommitMode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The reference's workload, measured four ways in one run with interleaved repetitions: end to end
@@ -13,6 +14,7 @@ import java.util.List;
  */
 final class DefaultScenario extends ScenarioRun {
   static final String E2E_GROUP = "e2e.group";
+  static final String E2E_GROUP_PLAIN_FSYNC = "e2e.group.plainFsync";
   static final String E2E_PER_OPERATION = "e2e.perOperation";
   static final String STORE_GROUP = "storeOnly.group";
   static final String STORE_PER_OPERATION = "storeOnly.perOperation";
@@ -34,9 +36,20 @@ final class DefaultScenario extends ScenarioRun {
             StoreOnlyProcess.start(CommitMode.PER_OPERATION, jvm, config.workDir());
         RelayClient groupAdmin = group.connect("bench-admin");
         RelayClient perOpAdmin = perOp.connect("bench-admin");
-        RssSampler rss = new RssSampler(ProcessHandle.current().pid(), group.pid())) {
+        RssSampler rss = new RssSampler(ProcessHandle.current().pid(), group.pid());
+        // Only on macOS does --macos-fsync change a commit; elsewhere this run would repeat the
+        // first. A null resource is skipped by try-with-resources.
+        ServerProcess plainGroup = Machine.isMac() ? startPlainFsyncServer() : null;
+        RelayClient plainAdmin = plainGroup == null ? null : plainGroup.connect("bench-admin")) {
       List<Runnable> steps = new ArrayList<>();
       steps.add(() -> endToEnd(group, groupAdmin, E2E_GROUP));
+      List<Long> pids =
+          new ArrayList<>(List.of(group.pid(), perOp.pid(), storeGroup.pid(), storePerOp.pid()));
+      if (plainGroup != null) {
+        steps.add(() -> endToEnd(plainGroup, plainAdmin, E2E_GROUP_PLAIN_FSYNC));
+        warmUp(plainGroup, plainAdmin);
+        pids.add(plainGroup.pid());
+      }
       steps.add(() -> endToEnd(perOp, perOpAdmin, E2E_PER_OPERATION));
       steps.add(() -> Measurements.record(report, STORE_GROUP, storeOnly(storeGroup)));
       steps.add(() -> Measurements.record(report, STORE_PER_OPERATION, storeOnly(storePerOp)));
@@ -44,7 +57,7 @@ final class DefaultScenario extends ScenarioRun {
       warmUp(perOp, perOpAdmin);
       warmUp(storeGroup);
       warmUp(storePerOp);
-      settle("default", group.pid(), perOp.pid(), storeGroup.pid(), storePerOp.pid());
+      settle("default", pids.stream().mapToLong(Long::longValue).toArray());
       for (int rep = 0; rep < config.repetitions(); rep++) {
         // Rotate the order each repetition so no mode always runs first (or last).
         for (int i = 0; i < steps.size(); i++) {
@@ -55,7 +68,23 @@ final class DefaultScenario extends ScenarioRun {
     }
     measureFsync();
     addRatios();
+    if (Machine.isMac()) {
+      report.ratio(
+          "ratio.group.plainFsyncOverFullFsync",
+          "end-to-end group-commit throughput, --macos-fsync plain / full",
+          E2E_GROUP_PLAIN_FSYNC + ".leaseAckPerSecond",
+          E2E_GROUP + ".leaseAckPerSecond");
+    }
     report.load("default.end");
+  }
+
+  /** The group-commit server with plain fsync on macOS (RELAY_MACOS_FSYNC=plain). */
+  private ServerProcess startPlainFsyncServer() {
+    return ServerProcess.start(
+        CommitMode.GROUP,
+        config.serverJvmOptions(),
+        Map.of("RELAY_MACOS_FSYNC", "plain"),
+        config.workDir());
   }
 
   private void endToEnd(ServerProcess server, RelayClient admin, String prefix) {

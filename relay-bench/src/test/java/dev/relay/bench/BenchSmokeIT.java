@@ -90,6 +90,7 @@ class BenchSmokeIT {
       assertThat(machine.get(field).asText()).as(field).isNotBlank();
     }
     assertThat(report.get("configuration").get("jobs").asInt()).isEqualTo(200);
+    assertThat(report.get("configuration").get("fsync").asText()).contains("--macos-fsync");
     assertThat(report.get("loadAverage1m").size()).isEqualTo(16);
 
     JsonNode figures = report.get("figures");
