@@ -129,6 +129,7 @@ class BenchSmokeIT {
             "ratio.memory.daemonOverDefaultSizing",
             "ratio.single.leaseOneOverWorker",
             "ratio.latency.p50OverTwoFsyncs",
+            "ratio.latency.p50OverTwoMeanFsyncs",
             "ratio.queues.sixteenOverOne");
     for (String name : fieldNames(ratios)) {
       assertThat(ratios.get(name).get("value").asDouble()).as(name).isPositive();
@@ -176,6 +177,7 @@ class BenchSmokeIT {
             "disk.fsyncCpuMicros",
             "disk.fsyncP50Micros",
             "latency.twoFsyncsMillis",
+            "latency.twoMeanFsyncsMillis",
             "memory.server.peakRssMiB",
             "memory.client.peakRssMiB",
             "backlog.deep.fillPerSecond",
