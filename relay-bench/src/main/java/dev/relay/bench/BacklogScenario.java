@@ -55,8 +55,8 @@ final class BacklogScenario extends ScenarioRun {
         new Target(
             "ratio.backlog.deepOverShallow",
             true,
-            0.8,
-            "throughput at a 1,000,000 backlog at least 0.8x the throughput at 5,000"));
+            0.9,
+            "throughput at a 1,000,000 backlog at least 0.9x the throughput at 5,000"));
     report.load("backlog.end");
   }
 

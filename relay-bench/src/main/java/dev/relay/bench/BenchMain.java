@@ -46,7 +46,9 @@ public final class BenchMain implements Callable<Integer> {
       names = "--scenario",
       defaultValue = "default",
       description = {
-        "Comma-separated: default, threads, backlog, overload, memory, or all.",
+        "Comma-separated: default, threads, backlog, overload, memory, single, latency,"
+            + " queues; perf (default, single, latency, queues, backlog: every target of"
+            + " issue 15); or all.",
         "Default: ${DEFAULT-VALUE}."
       })
   String scenarios;
@@ -197,6 +199,7 @@ public final class BenchMain implements Callable<Integer> {
     Report report = new Report();
     Map<String, Object> machine = Machine.describe(config.workDir());
     out.println("relay-bench on " + machine);
+    report.note("fsync: " + Machine.fsyncMode());
     Instant started = Instant.now();
     try {
       for (Scenario scenario : config.scenarios()) {
@@ -240,6 +243,9 @@ public final class BenchMain implements Callable<Integer> {
       case BACKLOG -> new BacklogScenario(config, report).run();
       case OVERLOAD -> new OverloadScenario(config, report).run();
       case MEMORY -> new MemoryScenario(config, report).run();
+      case SINGLE -> new SingleScenario(config, report).run();
+      case LATENCY -> new LatencyScenario(config, report).run();
+      case QUEUES -> new QueuesScenario(config, report).run();
     }
   }
 
@@ -287,6 +293,7 @@ public final class BenchMain implements Callable<Integer> {
     m.put("fsyncProbeMillis", c.fsyncProbeDuration().toMillis());
     m.put("serverJvmOptions", c.serverJvmOptions());
     m.put("synchronous", "FULL");
+    m.put("fsync", Machine.fsyncMode());
     m.put("handler", "no-op");
     return m;
   }

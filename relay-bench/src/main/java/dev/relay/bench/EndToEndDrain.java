@@ -67,6 +67,17 @@ final class EndToEndDrain {
       int jobs,
       int workers,
       int concurrency) {
+    return run(server, admin, List.of(queue), jobs, workers, concurrency);
+  }
+
+  /** The same, with every worker's LEASE naming all of {@code queues}. */
+  static Result run(
+      ServerProcess server,
+      RelayClient admin,
+      List<String> queues,
+      int jobs,
+      int workers,
+      int concurrency) {
     List<RelayClient> clients = new ArrayList<>();
     List<Worker> started = new ArrayList<>();
     try {
@@ -82,7 +93,7 @@ final class EndToEndDrain {
         slots.add(slot);
         built.add(
             Worker.builder(client)
-                .queues(queue)
+                .queues(queues.toArray(String[]::new))
                 .concurrency(concurrency)
                 .handler(job -> {})
                 .listener(slot)

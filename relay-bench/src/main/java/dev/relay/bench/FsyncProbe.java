@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import org.HdrHistogram.Histogram;
 
 /**
  * The disk's raw durable-write rate, measured in the same run as the figures it bounds: a loop that
@@ -29,8 +30,9 @@ final class FsyncProbe {
    * @param perSecond write+fsync operations per second
    * @param cpuMicrosPerOp CPU time (user + system) of the probing thread per operation; on a
    *     virtual machine an fsync can cost far more CPU than on bare metal
+   * @param p50Micros the median time of one write+fsync
    */
-  record Result(double perSecond, double cpuMicrosPerOp) {}
+  record Result(double perSecond, double cpuMicrosPerOp, double p50Micros) {}
 
   /** Runs the loop for {@code duration} in a file under {@code dir} that is deleted afterwards. */
   static Result measure(Path dir, Duration duration) {
@@ -50,6 +52,7 @@ final class FsyncProbe {
       long cpuStart = threads.getCurrentThreadCpuTime();
       long start = System.nanoTime();
       long deadline = start + duration.toNanos();
+      Histogram opNanos = new Histogram(3);
       long ops = 0;
       long now = start;
       while (now - deadline < 0) {
@@ -57,10 +60,13 @@ final class FsyncProbe {
         channel.write(block, (ops % BLOCKS) * BLOCK_BYTES);
         channel.force(false);
         ops++;
+        long opStart = now;
         now = System.nanoTime();
+        opNanos.recordValue(now - opStart);
       }
       long cpu = threads.getCurrentThreadCpuTime() - cpuStart;
-      return new Result(ops * 1e9 / (now - start), cpu / 1e3 / ops);
+      return new Result(
+          ops * 1e9 / (now - start), cpu / 1e3 / ops, opNanos.getValueAtPercentile(50) / 1e3);
     } catch (IOException e) {
       throw new UncheckedIOException("fsync probe in " + dir + " failed: " + e.getMessage(), e);
     } finally {

@@ -41,6 +41,23 @@ final class Machine {
     return m;
   }
 
+  /** True on macOS, the one system where the server's {@code --macos-fsync} changes a commit. */
+  static boolean isMac() {
+    return System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("mac");
+  }
+
+  /** Which sync the figures of a run on this system used, for the report. */
+  static String fsyncMode() {
+    if (isMac()) {
+      return "macOS: every server and store-only JVM at --macos-fsync full (F_FULLFSYNC), except"
+          + " the figures named *.plainFsync.* (--macos-fsync plain: fsync only); the raw fsync"
+          + " probe's force() issues F_FULLFSYNC";
+    }
+    return System.getProperty("os.name")
+        + ": fdatasync for every figure; --macos-fsync has no effect here, so the default"
+        + " scenario's plain-fsync run is skipped";
+  }
+
   /** The one-minute load average, as {@code uptime} shows it; -1 where the OS has none. */
   static double loadAverage() {
     return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();

@@ -26,6 +26,13 @@ final class Measurements {
     return "bench-" + tag + "-" + (++queues);
   }
 
+  /** Enqueues {@code jobs} on a fresh queue and answers its name. */
+  String fill(RelayClient admin, String tag, int jobs) {
+    String queue = freshQueue(tag);
+    new Producer(admin, queue, config.enqueueBatchJobs(), payload).fill(jobs);
+    return queue;
+  }
+
   /** Enqueues {@code jobs} on a fresh queue of {@code server}, then drains them end to end. */
   EndToEnd endToEnd(
       ServerProcess server, RelayClient admin, String tag, int jobs, int workers, int concurrency) {

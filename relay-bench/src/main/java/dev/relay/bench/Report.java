@@ -87,6 +87,7 @@ final class Report {
       t.add(m);
     }
     root.put("targets", t);
+    root.put("targetsMet", targetsMet());
     root.put("notes", notes);
     return root;
   }
@@ -123,9 +124,15 @@ final class Report {
             t.metBy(value) ? "met" : "NOT MET",
             t.text());
       }
+      out.printf(Locale.ROOT, "targets met: %d of %d%n", targetsMet(), applicable.size());
     }
     out.printf(Locale.ROOT, "%nload average (1 min): %s%n", loads);
     notes.forEach(n -> out.println("note: " + n));
+  }
+
+  /** How many of the targets this run measured it met. */
+  long targetsMet() {
+    return applicableTargets().stream().filter(t -> t.metBy(median(t.figure()))).count();
   }
 
   /** Targets whose figures this run measured. */

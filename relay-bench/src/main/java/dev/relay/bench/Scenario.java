@@ -22,9 +22,24 @@ enum Scenario {
    * The default scenario's group-commit server with the JVM's default sizing and with the
    * launcher's daemon options, interleaved: peak resident memory and throughput of each.
    */
-  MEMORY;
+  MEMORY,
+  /**
+   * The simple-consumer shape (LEASE for one job, then ACK, no Worker) against the Worker shape,
+   * interleaved on one server.
+   */
+  SINGLE,
+  /** Unloaded lease+ACK latency (one worker, concurrency 1) against two raw fsyncs. */
+  LATENCY,
+  /** The Worker shape with every LEASE naming 16 queues against naming 1. */
+  QUEUES;
 
-  /** Parses a comma-separated list such as {@code default,backlog}, or {@code all}. */
+  /** The scenarios that measure every target of issue 15 (performance): {@code perf}. */
+  static final List<Scenario> PERF = List.of(DEFAULT, SINGLE, LATENCY, QUEUES, BACKLOG);
+
+  /**
+   * Parses a comma-separated list such as {@code default,backlog}, {@code perf} (every scenario
+   * holding a target of issue 15) or {@code all}.
+   */
   static List<Scenario> parseList(String text) {
     List<Scenario> result = new ArrayList<>();
     for (String part : text.split(",")) {
@@ -33,11 +48,15 @@ enum Scenario {
         result.addAll(Arrays.asList(values()));
         continue;
       }
+      if (name.equals("perf")) {
+        result.addAll(PERF);
+        continue;
+      }
       try {
         result.add(valueOf(name.toUpperCase(Locale.ROOT)));
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(
-            "scenario '" + part.trim() + "' is not one of all, " + names());
+            "scenario '" + part.trim() + "' is not one of all, perf, " + names());
       }
     }
     return result.stream().distinct().toList();

@@ -9,6 +9,8 @@ import java.util.List;
 /** What every scenario has: the run's settings, the report it adds to, and the shared steps. */
 abstract class ScenarioRun {
   static final Duration SETTLE_MAX = Duration.ofSeconds(30);
+  static final String FSYNC_PER_SECOND = "disk.fsyncPerSecond";
+  static final String FSYNC_P50 = "disk.fsyncP50Micros";
 
   final BenchConfig config;
   final Report report;
@@ -75,5 +77,22 @@ abstract class ScenarioRun {
 
   int warmupJobs(CommitMode mode) {
     return mode == CommitMode.GROUP ? config.warmupJobs() : config.perOperationWarmupJobs();
+  }
+
+  /**
+   * The raw fsync loop, once; scenarios run it before and after their drains, so a disk that
+   * changes speed shows as a spread.
+   */
+  void measureFsync() {
+    FsyncProbe.Result probe = FsyncProbe.measure(config.workDir(), config.fsyncProbeDuration());
+    report
+        .figure(FSYNC_PER_SECOND, "ops/s", "raw 4 KiB write + fdatasync loop on the data disk")
+        .add(probe.perSecond());
+    report
+        .figure(FSYNC_P50, "us", "median time of one write + fdatasync of that loop")
+        .add(probe.p50Micros());
+    report
+        .figure("disk.fsyncCpuMicros", "us", "CPU time of one write + fdatasync of that loop")
+        .add(probe.cpuMicrosPerOp());
   }
 }

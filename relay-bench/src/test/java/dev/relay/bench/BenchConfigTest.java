@@ -20,6 +20,16 @@ class BenchConfigTest {
   }
 
   @Test
+  void perf_names_every_scenario_that_holds_a_target_of_issue_15() {
+    assertThat(Scenario.parseList("perf"))
+        .containsExactly(
+            Scenario.DEFAULT, Scenario.SINGLE, Scenario.LATENCY, Scenario.QUEUES, Scenario.BACKLOG);
+    assertThat(Scenario.parseList("single,perf"))
+        .containsExactly(
+            Scenario.SINGLE, Scenario.DEFAULT, Scenario.LATENCY, Scenario.QUEUES, Scenario.BACKLOG);
+  }
+
+  @Test
   void an_unknown_scenario_is_named_in_the_error() {
     assertThatThrownBy(() -> Scenario.parseList("default,fast"))
         .isInstanceOf(IllegalArgumentException.class)

@@ -45,7 +45,13 @@ class BenchSmokeIT {
           "server.liveHeapAt5kMiB",
           "server.liveHeapAfterMiB");
   static final List<String> DRAIN_FIGURES =
-      List.of("leaseAckPerSecond", "latencyP50Millis", "latencyP99Millis", "jobsPerCommit");
+      List.of(
+          "leaseAckPerSecond",
+          "latencyP50Millis",
+          "latencyP99Millis",
+          "jobsPerCommit",
+          "serverCpuMicrosPerJob",
+          "clientCpuMicrosPerJob");
 
   @TempDir Path dir;
 
@@ -84,7 +90,8 @@ class BenchSmokeIT {
       assertThat(machine.get(field).asText()).as(field).isNotBlank();
     }
     assertThat(report.get("configuration").get("jobs").asInt()).isEqualTo(200);
-    assertThat(report.get("loadAverage1m").size()).isEqualTo(10);
+    assertThat(report.get("configuration").get("fsync").asText()).contains("--macos-fsync");
+    assertThat(report.get("loadAverage1m").size()).isEqualTo(16);
 
     JsonNode figures = report.get("figures");
     assertThat(fieldNames(figures)).containsAll(expectedFigures());
@@ -119,11 +126,15 @@ class BenchSmokeIT {
             "ratio.group.e2eOverFsync",
             "ratio.backlog.deepOverShallow",
             "ratio.threads.total4OverTotal1",
-            "ratio.memory.daemonOverDefaultSizing");
+            "ratio.memory.daemonOverDefaultSizing",
+            "ratio.single.leaseOneOverWorker",
+            "ratio.latency.p50OverTwoFsyncs",
+            "ratio.latency.p50OverTwoMeanFsyncs",
+            "ratio.queues.sixteenOverOne");
     for (String name : fieldNames(ratios)) {
       assertThat(ratios.get(name).get("value").asDouble()).as(name).isPositive();
     }
-    assertThat(report.get("targets")).hasSize(7);
+    assertThat(report.get("targets")).hasSize(15);
     for (JsonNode target : report.get("targets")) {
       assertThat(target.get("met").isBoolean()).isTrue();
     }
@@ -148,7 +159,12 @@ class BenchSmokeIT {
             "backlog.shallow",
             "backlog.deep",
             "memory.defaultSizing",
-            "memory.daemon")) {
+            "memory.daemon",
+            "single.leaseOne",
+            "single.worker",
+            "latency.unloaded",
+            "queues.one",
+            "queues.sixteen")) {
       DRAIN_FIGURES.forEach(f -> names.add(prefix + "." + f));
     }
     for (String prefix : List.of("memory.defaultSizing", "memory.daemon")) {
@@ -159,6 +175,9 @@ class BenchSmokeIT {
         List.of(
             "disk.fsyncPerSecond",
             "disk.fsyncCpuMicros",
+            "disk.fsyncP50Micros",
+            "latency.twoFsyncsMillis",
+            "latency.twoMeanFsyncsMillis",
             "memory.server.peakRssMiB",
             "memory.client.peakRssMiB",
             "backlog.deep.fillPerSecond",

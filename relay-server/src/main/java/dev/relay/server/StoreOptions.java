@@ -2,6 +2,7 @@ package dev.relay.server;
 
 import dev.relay.server.OptionConverters.DurationConverter;
 import dev.relay.server.store.CommitMode;
+import dev.relay.server.store.MacosFsync;
 import dev.relay.server.store.StoreConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,6 +26,18 @@ final class StoreOptions {
         "Default: ${DEFAULT-VALUE}. Env: RELAY_COMMIT_MODE."
       })
   CommitMode commitMode;
+
+  @Option(
+      names = "--macos-fsync",
+      converter = MacosFsyncConverter.class,
+      defaultValue = "${env:RELAY_MACOS_FSYNC:-full}",
+      description = {
+        "On macOS, full: every commit flushes the drive's cache (F_FULLFSYNC, durable);"
+            + " plain: fsync only, faster, but a power cut can lose acknowledged commits."
+            + " No effect on other systems.",
+        "Default: ${DEFAULT-VALUE}. Env: RELAY_MACOS_FSYNC."
+      })
+  MacosFsync macosFsync;
 
   @Option(
       names = "--writer-queue-capacity",
@@ -196,6 +209,7 @@ final class StoreOptions {
     }
     return builder
         .commitMode(commitMode)
+        .macosFsync(macosFsync)
         .writerQueueCapacity(writerQueueCapacity)
         .batchCommandsMax(batchCommandsMax)
         .attemptsDefault(attemptsDefault)
@@ -225,6 +239,20 @@ final class StoreOptions {
         default ->
             throw new TypeConversionException(
                 "'" + value + "' is not a commit mode: use group or per-operation");
+      };
+    }
+  }
+
+  /** {@code full} or {@code plain}. */
+  static final class MacosFsyncConverter implements ITypeConverter<MacosFsync> {
+    @Override
+    public MacosFsync convert(String value) {
+      return switch (value.toLowerCase(Locale.ROOT)) {
+        case "full" -> MacosFsync.FULL;
+        case "plain" -> MacosFsync.PLAIN;
+        default ->
+            throw new TypeConversionException(
+                "'" + value + "' is not a macOS fsync mode: use full or plain");
       };
     }
   }

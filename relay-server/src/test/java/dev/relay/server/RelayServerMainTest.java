@@ -47,6 +47,7 @@ class RelayServerMainTest {
             "--wait-max", "500ms",
             "--idle-timeout", "2s",
             "--commit-mode", "per-operation",
+            "--macos-fsync", "plain",
             "--lease-duration-max", "2h",
             "--db-pages-max", "1000",
             "--expiry-interval", "1h");
@@ -54,9 +55,19 @@ class RelayServerMainTest {
     assertThat(config.limits().connectionsMax()).isEqualTo(5);
     assertThat(config.limits().waitMax()).hasMillis(500);
     assertThat(config.store().commitMode().name()).isEqualTo("PER_OPERATION");
+    assertThat(config.store().macosFsync().name()).isEqualTo("PLAIN");
     assertThat(config.store().leaseDurationMax()).hasHours(2);
     assertThat(config.store().dbPagesMax()).isEqualTo(1000);
     assertThat(config.store().expiryInterval()).hasHours(1);
+  }
+
+  @Test
+  void an_unknown_macos_fsync_mode_is_one_line_and_exit_code_2() {
+    assertThat(run("--macos-fsync", "fast")).isEqualTo(2);
+    assertThat(err.toString())
+        .contains("'fast' is not a macOS fsync mode: use full or plain")
+        .doesNotContain("\tat ");
+    assertThat(err.toString().strip().lines()).hasSize(1);
   }
 
   @Test

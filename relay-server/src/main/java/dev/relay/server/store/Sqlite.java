@@ -5,7 +5,6 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sqlite.SQLiteConfig;
@@ -34,18 +33,16 @@ final class Sqlite {
 
   private Sqlite() {}
 
-  /** macOS fsync does not reach the platter; SQLite's fullfsync uses F_FULLFSYNC instead. */
-  static boolean isMac() {
-    return System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("mac");
-  }
-
   /**
    * The single write connection. auto_vacuum must be set before the first table exists, so it is
    * the first pragma; journal_mode is read back because SQLite answers with the mode it really
    * chose (a file system without shared memory would silently stay in a rollback journal). {@code
-   * dbPagesMax} is {@link StoreConfig#dbPagesMax()}: 0 sets SQLite's own largest count.
+   * dbPagesMax} is {@link StoreConfig#dbPagesMax()}: 0 sets SQLite's own largest count. The
+   * fullfsync pragmas are set on every system for {@code macosFsync}: SQLite acts on them only
+   * where F_FULLFSYNC exists (macOS), and elsewhere they read back what was chosen.
    */
-  static Connection openWriter(Path file, long dbPagesMax) throws SQLException {
+  static Connection openWriter(Path file, long dbPagesMax, MacosFsync macosFsync)
+      throws SQLException {
     Connection c = config().createConnection(url(file));
     try (Statement s = c.createStatement()) {
       s.executeUpdate("PRAGMA auto_vacuum = INCREMENTAL");
@@ -54,10 +51,9 @@ final class Sqlite {
         throw new SQLException("journal_mode is " + mode + " after asking for wal on " + file);
       }
       s.executeUpdate("PRAGMA synchronous = FULL");
-      if (isMac()) {
-        s.executeUpdate("PRAGMA fullfsync = ON");
-        s.executeUpdate("PRAGMA checkpoint_fullfsync = ON");
-      }
+      String fullfsync = macosFsync == MacosFsync.FULL ? "ON" : "OFF";
+      s.executeUpdate("PRAGMA fullfsync = " + fullfsync);
+      s.executeUpdate("PRAGMA checkpoint_fullfsync = " + fullfsync);
       s.executeUpdate("PRAGMA foreign_keys = OFF");
       s.executeUpdate("PRAGMA busy_timeout = " + BUSY_TIMEOUT_MILLIS);
       s.executeUpdate("PRAGMA cache_size = -" + WRITER_CACHE_KIB);

@@ -16,6 +16,8 @@ import java.util.Optional;
  *
  * @param dataDir directory holding {@code relay.db} and {@code relay.lock}
  * @param commitMode one transaction per batch of commands, or per command
+ * @param macosFsync on macOS, whether a commit flushes the drive's cache (F_FULLFSYNC) or only
+ *     calls fsync; no effect elsewhere
  * @param writerQueueCapacity commands waiting for the writer before submits fail with OVERLOADED
  * @param batchCommandsMax most commands in one transaction
  * @param attemptsDefault leases allowed per job when the enqueue does not say
@@ -46,6 +48,7 @@ import java.util.Optional;
 public record StoreConfig(
     Path dataDir,
     CommitMode commitMode,
+    MacosFsync macosFsync,
     int writerQueueCapacity,
     int batchCommandsMax,
     int attemptsDefault,
@@ -70,6 +73,9 @@ public record StoreConfig(
     int backupKeep) {
 
   public static final CommitMode COMMIT_MODE_DEFAULT = CommitMode.GROUP;
+
+  /** Durable: a commit the client was told about survives a power cut on macOS too. */
+  public static final MacosFsync MACOS_FSYNC_DEFAULT = MacosFsync.FULL;
 
   public static final int WRITER_QUEUE_CAPACITY_DEFAULT = 4096;
   public static final int WRITER_QUEUE_CAPACITY_MIN = 1;
@@ -179,6 +185,7 @@ public record StoreConfig(
   public StoreConfig {
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(commitMode, "commitMode");
+    Objects.requireNonNull(macosFsync, "macosFsync");
     inRange(
         "writerQueueCapacity",
         writerQueueCapacity,
@@ -245,6 +252,7 @@ public record StoreConfig(
   public static final class Builder {
     private Path dataDir;
     private CommitMode commitMode = COMMIT_MODE_DEFAULT;
+    private MacosFsync macosFsync = MACOS_FSYNC_DEFAULT;
     private int writerQueueCapacity = WRITER_QUEUE_CAPACITY_DEFAULT;
     private int batchCommandsMax = BATCH_COMMANDS_MAX_DEFAULT;
     private int attemptsDefault = ATTEMPTS_DEFAULT_DEFAULT;
@@ -275,6 +283,7 @@ public record StoreConfig(
     private Builder(StoreConfig c) {
       dataDir = c.dataDir;
       commitMode = c.commitMode;
+      macosFsync = c.macosFsync;
       writerQueueCapacity = c.writerQueueCapacity;
       batchCommandsMax = c.batchCommandsMax;
       attemptsDefault = c.attemptsDefault;
@@ -306,6 +315,11 @@ public record StoreConfig(
 
     public Builder commitMode(CommitMode v) {
       commitMode = v;
+      return this;
+    }
+
+    public Builder macosFsync(MacosFsync v) {
+      macosFsync = v;
       return this;
     }
 
@@ -425,6 +439,7 @@ public record StoreConfig(
       return new StoreConfig(
           dataDir,
           commitMode,
+          macosFsync,
           writerQueueCapacity,
           batchCommandsMax,
           attemptsDefault,

@@ -49,7 +49,7 @@ record StoreParts(
       OpenElsewhereCheck.run(file);
       makePrivate(file);
       int versionFound = StartupCheck.run(file);
-      Connection connection = Sqlite.openWriter(file, config.dbPagesMax());
+      Connection connection = Sqlite.openWriter(file, config.dbPagesMax(), config.macosFsync());
       opened.add(connection);
       Schema.migrate(connection, file);
       QueueCounts counts = new QueueCounts();

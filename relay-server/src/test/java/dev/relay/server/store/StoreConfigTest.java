@@ -202,6 +202,7 @@ class StoreConfigTest {
   void defaults_match_the_documented_values() {
     StoreConfig c = StoreConfig.defaults(DIR);
     assertThat(c.commitMode()).isEqualTo(CommitMode.GROUP);
+    assertThat(c.macosFsync()).isEqualTo(MacosFsync.FULL);
     assertThat(c.writerQueueCapacity()).isEqualTo(4096);
     assertThat(c.batchCommandsMax()).isEqualTo(256);
     assertThat(c.attemptsDefault()).isEqualTo(5);
