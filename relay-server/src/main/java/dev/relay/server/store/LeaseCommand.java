@@ -125,13 +125,19 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
       // these reads; expired leases of other queues keep the bound at or before now until the
       // periodic expiry ends them.
       for (String queue : open) {
-        LeaseExpiry.expireInQueue(context, queue, LeaseExpiry.CLAIM_EXPIRE_PER_QUEUE_MAX);
+        if (context.count(queue, JobState.LEASED) > 0) {
+          LeaseExpiry.expireInQueue(context, queue, LeaseExpiry.CLAIM_EXPIRE_PER_QUEUE_MAX);
+        }
       }
       context.leasesEndNotBefore(LeaseExpiry.earliestLeaseEnd(context));
     }
     List<Candidate> candidates = new ArrayList<>();
+    // A queue with no ready job (the writer's counts include this batch's changes) has nothing
+    // to read: a LEASE naming many queues pays only for those holding jobs.
     for (String queue : open) {
-      readCandidates(context, queue, now, candidates);
+      if (context.count(queue, JobState.READY) > 0) {
+        readCandidates(context, queue, now, candidates);
+      }
     }
     candidates.sort(
         Comparator.comparingInt((Candidate c) -> c.effectiveClass(now))
@@ -269,6 +275,9 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
     long next = Long.MAX_VALUE;
     PreparedStatement s = context.statement(NEXT_AVAILABLE);
     for (String queue : open) {
+      if (context.count(queue, JobState.READY) == 0) {
+        continue;
+      }
       for (int priority = NewJob.PRIORITY_MIN; priority <= NewJob.PRIORITY_MAX; priority++) {
         s.setString(1, queue);
         s.setInt(2, priority);
