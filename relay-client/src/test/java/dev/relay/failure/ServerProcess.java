@@ -22,6 +22,8 @@ import java.util.concurrent.TimeUnit;
  * server-N.log} in the work directory, where a failed test leaves it for reading.
  */
 public final class ServerProcess implements AutoCloseable {
+  static final Duration TEST_REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
   static final Duration START_WAIT = Duration.ofSeconds(60);
   static final Duration EXIT_WAIT = Duration.ofSeconds(30);
 
@@ -94,9 +96,15 @@ public final class ServerProcess implements AutoCloseable {
     return process.isAlive();
   }
 
-  /** Client options pointing at this server, with quick reconnects for restart tests. */
+  /**
+   * Client options pointing at this server, with quick reconnects for restart tests. The request
+   * timeout is generous: process-level tests run beside other JVMs on a loaded CI machine, where a
+   * fresh server's first answers can take seconds (a HELLO timed out at the default 5 s at load 11
+   * on 2 cores); tests that time requests set their own.
+   */
   public ClientOptions.Builder clientOptions() {
     return ClientOptions.builder("127.0.0.1", port)
+        .requestTimeout(TEST_REQUEST_TIMEOUT)
         .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(300));
   }
 
