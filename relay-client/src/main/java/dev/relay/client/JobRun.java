@@ -2,6 +2,7 @@ package dev.relay.client;
 
 import dev.relay.protocol.DurationText;
 import dev.relay.protocol.ErrorCode;
+import dev.relay.protocol.Nack;
 import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.WireText;
 import java.time.Duration;
@@ -214,15 +215,28 @@ final class JobRun {
               });
       return;
     }
+    RelayClient client = worker.client();
+    boolean onLoop = worker.settlesOnEventLoop();
     CompletableFuture<Void> sent =
         outcome.ack()
-            ? worker.client().ack(job.id(), job.token())
-            : outcome.retryDelay().isPresent()
-                ? worker
-                    .client()
-                    .nack(job.id(), job.token(), outcome.errorText(), outcome.retryDelay().get())
-                : worker.client().nack(job.id(), job.token(), outcome.errorText());
-    sent.whenComplete((ok, error) -> onSettled(outcome, error));
+            ? client.ack(job.id(), job.token(), onLoop)
+            : client.nack(
+                job.id(),
+                job.token(),
+                outcome.errorText(),
+                outcome
+                    .retryDelay()
+                    .map(Duration::toMillis)
+                    .orElse(Nack.RETRY_DELAY_SERVER_BACKOFF),
+                onLoop);
+    sent.whenComplete(
+        (ok, error) -> {
+          if (onLoop && error != null) {
+            client.runOffLoop(() -> onSettled(outcome, error));
+          } else {
+            onSettled(outcome, error);
+          }
+        });
   }
 
   private void onSettled(Outcome outcome, Throwable error) {

@@ -255,14 +255,35 @@ public final class RelayClient implements AutoCloseable {
    */
   public CompletableFuture<List<Job>> lease(
       List<String> queues, int jobsMax, Duration leaseDuration, Duration wait) {
+    return lease(queues, jobsMax, leaseDuration, wait, false);
+  }
+
+  /**
+   * {@link #lease}; with {@code onEventLoop} the future completes on the event loop. Only for a
+   * {@link Worker}'s own bookkeeping, which never blocks and runs no user code there: it hands what
+   * does to its handler pool or to {@link #runOffLoop}.
+   */
+  CompletableFuture<List<Job>> lease(
+      List<String> queues,
+      int jobsMax,
+      Duration leaseDuration,
+      Duration wait,
+      boolean onEventLoop) {
     Lease lease = new Lease(queues, jobsMax, leaseDuration.toMillis(), wait.toMillis());
-    return send(lease, Leased.class, wait)
+    return send(lease, Leased.class, wait, onEventLoop)
         .thenApply(leased -> leased.jobs().stream().map(Job::new).toList());
   }
 
   /** Reports a leased job done. Fails with STALE_TOKEN or LEASE_EXPIRED when the lease is gone. */
   public CompletableFuture<Void> ack(long jobId, FencingToken token) {
-    return send(new Ack(jobId, token), Ok.class, Duration.ZERO).thenApply(ok -> null);
+    return ack(jobId, token, false);
+  }
+
+  /**
+   * {@link #ack}; {@code onEventLoop} as in {@link #lease(List, int, Duration, Duration, boolean)}.
+   */
+  CompletableFuture<Void> ack(long jobId, FencingToken token, boolean onEventLoop) {
+    return send(new Ack(jobId, token), Ok.class, Duration.ZERO, onEventLoop).thenApply(ok -> null);
   }
 
   /**
@@ -270,7 +291,7 @@ public final class RelayClient implements AutoCloseable {
    * of attempts. {@code errorText} becomes the job's last error, truncated to the protocol's cap.
    */
   public CompletableFuture<Void> nack(long jobId, FencingToken token, String errorText) {
-    return nack(jobId, token, errorText, Nack.RETRY_DELAY_SERVER_BACKOFF);
+    return nack(jobId, token, errorText, Nack.RETRY_DELAY_SERVER_BACKOFF, false);
   }
 
   /**
@@ -279,18 +300,26 @@ public final class RelayClient implements AutoCloseable {
    */
   public CompletableFuture<Void> nack(
       long jobId, FencingToken token, String errorText, Duration retryDelay) {
-    return nack(jobId, token, errorText, retryDelay.toMillis());
+    return nack(jobId, token, errorText, retryDelay.toMillis(), false);
   }
 
-  private CompletableFuture<Void> nack(
-      long jobId, FencingToken token, String errorText, long retryDelayMillis) {
+  /**
+   * A NACK with {@code retryDelayMillis} or {@link Nack#RETRY_DELAY_SERVER_BACKOFF}; {@code
+   * onEventLoop} as in {@link #lease(List, int, Duration, Duration, boolean)}.
+   */
+  CompletableFuture<Void> nack(
+      long jobId,
+      FencingToken token,
+      String errorText,
+      long retryDelayMillis,
+      boolean onEventLoop) {
     Nack nack =
         new Nack(
             jobId,
             token,
             WireText.fit(errorText, ProtocolLimits.ERROR_TEXT_BYTES_MAX),
             retryDelayMillis);
-    return send(nack, Ok.class, Duration.ZERO).thenApply(ok -> null);
+    return send(nack, Ok.class, Duration.ZERO, onEventLoop).thenApply(ok -> null);
   }
 
   /** Gives a leased job back unrun, ready again at once, without spending an attempt. */
@@ -475,6 +504,16 @@ public final class RelayClient implements AutoCloseable {
 
   private <R extends Response> CompletableFuture<R> send(
       Request request, Class<R> expected, Duration extraTimeout) {
+    return send(request, expected, extraTimeout, false);
+  }
+
+  /**
+   * Sends {@code request}; the future completes on the callback executor, or, with {@code
+   * onEventLoop}, on the event loop itself (one thread hand-off less, for the worker's
+   * bookkeeping).
+   */
+  private <R extends Response> CompletableFuture<R> send(
+      Request request, Class<R> expected, Duration extraTimeout, boolean onEventLoop) {
     if (connections.isClosed()) {
       return CompletableFuture.failedFuture(new RelayConnectionException("the client is closed"));
     }
@@ -507,13 +546,25 @@ public final class RelayClient implements AutoCloseable {
                     pendingPermits.release();
                     settle(result, request, expected, response, error);
                   };
-              try {
-                callbacks.execute(complete);
-              } catch (RejectedExecutionException e) {
-                completeElsewhere(complete, e);
+              if (onEventLoop) {
+                complete.run();
+              } else {
+                runOffLoop(complete);
               }
             });
     return result;
+  }
+
+  /**
+   * Runs {@code task} on the callback executor, or on the common pool when that refuses it: never
+   * on the event loop, nor on the calling thread.
+   */
+  void runOffLoop(Runnable task) {
+    try {
+      callbacks.execute(task);
+    } catch (RejectedExecutionException e) {
+      completeElsewhere(task, e);
+    }
   }
 
   private static <R extends Response> void settle(

@@ -67,6 +67,7 @@ public final class Worker implements AutoCloseable {
   private final Executor executor;
   private final Optional<ExecutorService> ownedExecutor;
   private final WorkerListener listener;
+  private final boolean listening;
   private final Semaphore permits;
   private final ScheduledThreadPoolExecutor scheduler;
   private final LeaseLoop leaseLoop;
@@ -94,7 +95,8 @@ public final class Worker implements AutoCloseable {
           "a worker needs a handler: handler(h) or handler(type, h)");
     }
     this.interceptors = client.options().interceptors();
-    this.listener = b.listener;
+    this.listening = b.listener != null;
+    this.listener = listening ? b.listener : new WorkerListener() {};
     if (b.executor != null) {
       this.executor = b.executor;
       this.ownedExecutor = Optional.empty();
@@ -240,6 +242,25 @@ public final class Worker implements AutoCloseable {
     return executor;
   }
 
+  /**
+   * Whether LEASE replies may be handled on the client's event loop: when this worker owns its
+   * handler pool, handing a job to it never blocks and runs no user code. A given executor might do
+   * either, so it is called from a callback thread.
+   */
+  boolean leasesOnEventLoop() {
+    return ownedExecutor.isPresent();
+  }
+
+  /**
+   * Whether a successful ACK or NACK reply may be handled on the client's event loop: when no
+   * listener was set, settling it (free the permit, lease again) runs no user code. Failed replies
+   * always go to a callback thread: losing the lease completes {@link Job#onLeaseLost()}, which
+   * user code may have joined.
+   */
+  boolean settlesOnEventLoop() {
+    return !listening;
+  }
+
   /** Runs {@code task} after {@code delayNanos} on the worker's timer; a no-op once stopped. */
   Future<?> schedule(Runnable task, long delayNanos) {
     try {
@@ -319,7 +340,7 @@ public final class Worker implements AutoCloseable {
     private JobHandler handler;
     private final Map<String, JobHandler> handlersByType = new LinkedHashMap<>();
     private Executor executor;
-    private WorkerListener listener = new WorkerListener() {};
+    private WorkerListener listener;
     private Duration handlerTimeout;
     private Duration shutdownGrace = WorkerConfig.SHUTDOWN_GRACE_DEFAULT;
 
