@@ -216,10 +216,9 @@ final class JobRun {
       return;
     }
     RelayClient client = worker.client();
-    boolean onLoop = worker.settlesOnEventLoop();
     CompletableFuture<Void> sent =
         outcome.ack()
-            ? client.ack(job.id(), job.token(), onLoop)
+            ? client.ack(job.id(), job.token(), true)
             : client.nack(
                 job.id(),
                 job.token(),
@@ -228,13 +227,18 @@ final class JobRun {
                     .retryDelay()
                     .map(Duration::toMillis)
                     .orElse(Nack.RETRY_DELAY_SERVER_BACKOFF),
-                onLoop);
+                true);
+    // Completes on the event loop (or at once, failed, on this thread).
     sent.whenComplete(
         (ok, error) -> {
-          if (onLoop && error != null) {
+          if (error != null) {
+            // Losing the lease completes Job.onLeaseLost(), which user code may have joined.
             client.runOffLoop(() -> onSettled(outcome, error));
+          } else if (worker.hasListener()) {
+            client.runOffLoopGathered(() -> onSettled(outcome, null));
           } else {
-            onSettled(outcome, error);
+            // Frees the permit and leases again: no user code.
+            onSettled(outcome, null);
           }
         });
   }

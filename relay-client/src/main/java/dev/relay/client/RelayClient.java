@@ -46,6 +46,7 @@ import dev.relay.protocol.Stats;
 import dev.relay.protocol.StatsResult;
 import dev.relay.protocol.Welcome;
 import dev.relay.protocol.WireText;
+import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Duration;
 import java.time.Instant;
@@ -107,6 +108,8 @@ public final class RelayClient implements AutoCloseable {
   private final Executor callbacks;
   private final ExecutorService ownedCallbacks;
   private final AtomicBoolean refusalLogged = new AtomicBoolean();
+  // Only touched on the event loop: see runOffLoopGathered.
+  private final List<Runnable> gathered = new ArrayList<>();
 
   private RelayClient(ClientOptions options) {
     this.options = options;
@@ -565,6 +568,45 @@ public final class RelayClient implements AutoCloseable {
     } catch (RejectedExecutionException e) {
       completeElsewhere(task, e);
     }
+  }
+
+  /**
+   * Runs {@code task} off the loop like {@link #runOffLoop}, but called on the event loop it joins
+   * the tasks gathered during the same pass of the loop (the answers of one socket read): they run
+   * one after another in one callback task, one thread hand-off for all of them. For the worker's
+   * settle bookkeeping, whose user code (listener hooks) is documented to be quick; a slow hook
+   * delays only the tasks gathered with it.
+   */
+  void runOffLoopGathered(Runnable task) {
+    EventLoop loop = connections.eventLoop();
+    if (!loop.inEventLoop()) {
+      runOffLoop(task);
+      return;
+    }
+    gathered.add(task);
+    if (gathered.size() == 1) {
+      // Queued behind the reads of this pass, so it hands off all that they gathered.
+      try {
+        loop.execute(this::handOffGathered);
+      } catch (RejectedExecutionException e) {
+        handOffGathered();
+      }
+    }
+  }
+
+  private void handOffGathered() {
+    List<Runnable> tasks = List.copyOf(gathered);
+    gathered.clear();
+    runOffLoop(
+        () -> {
+          for (Runnable task : tasks) {
+            try {
+              task.run();
+            } catch (RuntimeException e) {
+              log.error("a worker's settle step failed; the next one still runs", e);
+            }
+          }
+        });
   }
 
   private static <R extends Response> void settle(

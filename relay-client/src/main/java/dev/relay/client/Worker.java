@@ -252,13 +252,11 @@ public final class Worker implements AutoCloseable {
   }
 
   /**
-   * Whether a successful ACK or NACK reply may be handled on the client's event loop: when no
-   * listener was set, settling it (free the permit, lease again) runs no user code. Failed replies
-   * always go to a callback thread: losing the lease completes {@link Job#onLeaseLost()}, which
-   * user code may have joined.
+   * Whether a listener was set: without one, settling a successful ACK or NACK reply (free the
+   * permit, lease again) runs no user code and is done on the event loop.
    */
-  boolean settlesOnEventLoop() {
-    return !listening;
+  boolean hasListener() {
+    return listening;
   }
 
   /** Runs {@code task} after {@code delayNanos} on the worker's timer; a no-op once stopped. */

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -23,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Where a worker's own work runs: its LEASE and ACK replies are handled on the client's event loop
- * when that runs no user code (one thread hand-off less per job), and everything that can run user
+ * when that runs no user code (one thread hand-off less per job), the ACK replies of one socket
+ * read share one callback task when a listener must hear them, and everything that can run user
  * code (the handler, a given executor, the listener, {@link Job#onLeaseLost()}) still runs off the
  * loop. Real in-process server on 127.0.0.1.
  */
@@ -132,6 +134,70 @@ final class WorkerThreadsIT {
     assertThat(listenerThreads)
         .isNotEmpty()
         .allSatisfy(t -> assertThat(t).doesNotStartWith(EVENT_LOOP_THREAD));
+  }
+
+  @Test
+  void a_worker_with_a_listener_hands_fewer_tasks_to_the_callback_pool_than_it_settles_jobs()
+      throws Exception {
+    enqueue("gathered");
+    AtomicInteger callbackTasks = new AtomicInteger();
+    Executor counting =
+        task -> {
+          callbackTasks.incrementAndGet();
+          pool.execute(task);
+        };
+    RelayClient client = client(server.options().callbackExecutor(counting));
+    AtomicInteger acked = new AtomicInteger();
+    WorkerListener listener =
+        new WorkerListener() {
+          @Override
+          public void acked(Job job) {
+            acked.incrementAndGet();
+          }
+        };
+    Worker worker = worker(client, "gathered", job -> {}).listener(listener).build();
+
+    worker.start();
+    Await.until(() -> acked.get() == JOBS && worker.jobsInHand() == 0, "every ack");
+    int tasks = callbackTasks.get();
+    worker.shutdown(Duration.ofSeconds(5));
+
+    // Before, one task per ACK reply and one per LEASE reply: more than 50. Now LEASE replies
+    // take none and the ACK replies of one socket read share one.
+    assertThat(tasks).isBetween(1, JOBS);
+  }
+
+  @Test
+  void tasks_gathered_in_one_pass_of_the_event_loop_run_in_one_callback_task_in_order()
+      throws Exception {
+    AtomicInteger callbackTasks = new AtomicInteger();
+    Executor counting =
+        task -> {
+          callbackTasks.incrementAndGet();
+          pool.execute(task);
+        };
+    RelayClient client = client(server.options().callbackExecutor(counting));
+    List<Integer> ran = new CopyOnWriteArrayList<>();
+    CountDownLatch done = new CountDownLatch(3);
+
+    // A reply handled on the event loop (an empty LEASE that does not wait) gathers three tasks.
+    client
+        .lease(List.of("empty"), 1, Duration.ofSeconds(30), Duration.ZERO, true)
+        .whenComplete(
+            (jobs, error) -> {
+              for (int i = 0; i < 3; i++) {
+                int n = i;
+                client.runOffLoopGathered(
+                    () -> {
+                      ran.add(n);
+                      done.countDown();
+                    });
+              }
+            });
+
+    assertThat(done.await(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(ran).containsExactly(0, 1, 2);
+    assertThat(callbackTasks.get()).isEqualTo(1);
   }
 
   @Test
