@@ -47,7 +47,6 @@ import dev.relay.protocol.StatsResult;
 import dev.relay.protocol.Welcome;
 import dev.relay.protocol.WireText;
 import io.netty.channel.EventLoop;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -61,10 +60,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -97,7 +94,7 @@ public final class RelayClient implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RelayClient.class);
 
   /** How long an idle thread of the client-owned callback pool lives. */
-  private static final long CALLBACK_THREAD_IDLE_SECONDS = 30;
+  private static final Duration CALLBACK_THREAD_IDLE = Duration.ofSeconds(30);
 
   /** How long close() waits for completions already handed to the owned callback pool. */
   private static final long CLOSE_CALLBACKS_WAIT_MILLIS = 2_000;
@@ -125,16 +122,8 @@ public final class RelayClient implements AutoCloseable {
    * permit until it runs, so at most {@code pendingRequestsMax} ever wait in the queue.
    */
   private static ExecutorService newCallbackPool(ClientOptions options) {
-    ThreadPoolExecutor pool =
-        new ThreadPoolExecutor(
-            options.callbackThreadsMax(),
-            options.callbackThreadsMax(),
-            CALLBACK_THREAD_IDLE_SECONDS,
-            TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(options.pendingRequestsMax()),
-            new DefaultThreadFactory("relay-callback", true));
-    pool.allowCoreThreadTimeOut(true);
-    return pool;
+    return ClientPools.newPool(
+        "relay-callback", options.callbackThreadsMax(), CALLBACK_THREAD_IDLE);
   }
 
   /**

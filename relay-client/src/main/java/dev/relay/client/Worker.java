@@ -14,7 +14,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -46,6 +45,9 @@ public final class Worker implements AutoCloseable {
    * At most one handler-failure line with a stack trace per this interval; the rest are counted.
    */
   static final Duration FAILURE_LOG_INTERVAL = Duration.ofSeconds(10);
+
+  /** How long an idle thread of the worker-owned handler pool lives. */
+  private static final Duration HANDLER_THREAD_IDLE = Duration.ofSeconds(60);
 
   private enum State {
     NEW,
@@ -102,7 +104,7 @@ public final class Worker implements AutoCloseable {
       this.ownedExecutor = Optional.empty();
     } else {
       ExecutorService pool =
-          Executors.newFixedThreadPool(config.concurrency(), daemon("relay-job"));
+          ClientPools.newPool("relay-job", config.concurrency(), HANDLER_THREAD_IDLE);
       this.executor = pool;
       this.ownedExecutor = Optional.of(pool);
     }
