@@ -2,6 +2,7 @@ package dev.relay.client;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioSocketChannel;
@@ -91,6 +92,11 @@ final class ConnectionManager implements AutoCloseable {
     } catch (RuntimeException e) {
       throw RelayClient.asRelayException(e);
     }
+  }
+
+  /** The one thread every connection of this client runs on. */
+  EventLoop eventLoop() {
+    return group.next();
   }
 
   /** The live connection, or null while disconnected. */

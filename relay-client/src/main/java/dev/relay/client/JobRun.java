@@ -2,6 +2,7 @@ package dev.relay.client;
 
 import dev.relay.protocol.DurationText;
 import dev.relay.protocol.ErrorCode;
+import dev.relay.protocol.Nack;
 import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.WireText;
 import java.time.Duration;
@@ -214,15 +215,32 @@ final class JobRun {
               });
       return;
     }
+    RelayClient client = worker.client();
     CompletableFuture<Void> sent =
         outcome.ack()
-            ? worker.client().ack(job.id(), job.token())
-            : outcome.retryDelay().isPresent()
-                ? worker
-                    .client()
-                    .nack(job.id(), job.token(), outcome.errorText(), outcome.retryDelay().get())
-                : worker.client().nack(job.id(), job.token(), outcome.errorText());
-    sent.whenComplete((ok, error) -> onSettled(outcome, error));
+            ? client.ack(job.id(), job.token(), true)
+            : client.nack(
+                job.id(),
+                job.token(),
+                outcome.errorText(),
+                outcome
+                    .retryDelay()
+                    .map(Duration::toMillis)
+                    .orElse(Nack.RETRY_DELAY_SERVER_BACKOFF),
+                true);
+    // Completes on the event loop (or at once, failed, on this thread).
+    sent.whenComplete(
+        (ok, error) -> {
+          if (error != null) {
+            // Losing the lease completes Job.onLeaseLost(), which user code may have joined.
+            client.runOffLoop(() -> onSettled(outcome, error));
+          } else if (worker.hasListener()) {
+            client.runOffLoopGathered(() -> onSettled(outcome, null));
+          } else {
+            // Frees the permit and leases again: no user code.
+            onSettled(outcome, null);
+          }
+        });
   }
 
   private void onSettled(Outcome outcome, Throwable error) {

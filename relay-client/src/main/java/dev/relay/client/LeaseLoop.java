@@ -62,7 +62,12 @@ final class LeaseLoop {
             limits.map(Welcome::waitMillisMax).orElse(Long.MAX_VALUE));
     worker
         .client()
-        .lease(config.queues(), jobsMax, config.leaseDuration(), Duration.ofMillis(waitMillis))
+        .lease(
+            config.queues(),
+            jobsMax,
+            config.leaseDuration(),
+            Duration.ofMillis(waitMillis),
+            worker.leasesOnEventLoop())
         .whenComplete((jobs, error) -> onLeased(jobsMax, waitMillis, jobs, error));
   }
 

@@ -46,7 +46,7 @@ import dev.relay.protocol.Stats;
 import dev.relay.protocol.StatsResult;
 import dev.relay.protocol.Welcome;
 import dev.relay.protocol.WireText;
-import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.channel.EventLoop;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -60,10 +60,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -96,7 +94,7 @@ public final class RelayClient implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RelayClient.class);
 
   /** How long an idle thread of the client-owned callback pool lives. */
-  private static final long CALLBACK_THREAD_IDLE_SECONDS = 30;
+  private static final Duration CALLBACK_THREAD_IDLE = Duration.ofSeconds(30);
 
   /** How long close() waits for completions already handed to the owned callback pool. */
   private static final long CLOSE_CALLBACKS_WAIT_MILLIS = 2_000;
@@ -107,6 +105,8 @@ public final class RelayClient implements AutoCloseable {
   private final Executor callbacks;
   private final ExecutorService ownedCallbacks;
   private final AtomicBoolean refusalLogged = new AtomicBoolean();
+  // Only touched on the event loop: see runOffLoopGathered.
+  private final List<Runnable> gathered = new ArrayList<>();
 
   private RelayClient(ClientOptions options) {
     this.options = options;
@@ -122,16 +122,8 @@ public final class RelayClient implements AutoCloseable {
    * permit until it runs, so at most {@code pendingRequestsMax} ever wait in the queue.
    */
   private static ExecutorService newCallbackPool(ClientOptions options) {
-    ThreadPoolExecutor pool =
-        new ThreadPoolExecutor(
-            options.callbackThreadsMax(),
-            options.callbackThreadsMax(),
-            CALLBACK_THREAD_IDLE_SECONDS,
-            TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(options.pendingRequestsMax()),
-            new DefaultThreadFactory("relay-callback", true));
-    pool.allowCoreThreadTimeOut(true);
-    return pool;
+    return ClientPools.newPool(
+        "relay-callback", options.callbackThreadsMax(), CALLBACK_THREAD_IDLE);
   }
 
   /**
@@ -255,14 +247,35 @@ public final class RelayClient implements AutoCloseable {
    */
   public CompletableFuture<List<Job>> lease(
       List<String> queues, int jobsMax, Duration leaseDuration, Duration wait) {
+    return lease(queues, jobsMax, leaseDuration, wait, false);
+  }
+
+  /**
+   * {@link #lease}; with {@code onEventLoop} the future completes on the event loop. Only for a
+   * {@link Worker}'s own bookkeeping, which never blocks and runs no user code there: it hands what
+   * does to its handler pool or to {@link #runOffLoop}.
+   */
+  CompletableFuture<List<Job>> lease(
+      List<String> queues,
+      int jobsMax,
+      Duration leaseDuration,
+      Duration wait,
+      boolean onEventLoop) {
     Lease lease = new Lease(queues, jobsMax, leaseDuration.toMillis(), wait.toMillis());
-    return send(lease, Leased.class, wait)
+    return send(lease, Leased.class, wait, onEventLoop)
         .thenApply(leased -> leased.jobs().stream().map(Job::new).toList());
   }
 
   /** Reports a leased job done. Fails with STALE_TOKEN or LEASE_EXPIRED when the lease is gone. */
   public CompletableFuture<Void> ack(long jobId, FencingToken token) {
-    return send(new Ack(jobId, token), Ok.class, Duration.ZERO).thenApply(ok -> null);
+    return ack(jobId, token, false);
+  }
+
+  /**
+   * {@link #ack}; {@code onEventLoop} as in {@link #lease(List, int, Duration, Duration, boolean)}.
+   */
+  CompletableFuture<Void> ack(long jobId, FencingToken token, boolean onEventLoop) {
+    return send(new Ack(jobId, token), Ok.class, Duration.ZERO, onEventLoop).thenApply(ok -> null);
   }
 
   /**
@@ -270,7 +283,7 @@ public final class RelayClient implements AutoCloseable {
    * of attempts. {@code errorText} becomes the job's last error, truncated to the protocol's cap.
    */
   public CompletableFuture<Void> nack(long jobId, FencingToken token, String errorText) {
-    return nack(jobId, token, errorText, Nack.RETRY_DELAY_SERVER_BACKOFF);
+    return nack(jobId, token, errorText, Nack.RETRY_DELAY_SERVER_BACKOFF, false);
   }
 
   /**
@@ -279,18 +292,26 @@ public final class RelayClient implements AutoCloseable {
    */
   public CompletableFuture<Void> nack(
       long jobId, FencingToken token, String errorText, Duration retryDelay) {
-    return nack(jobId, token, errorText, retryDelay.toMillis());
+    return nack(jobId, token, errorText, retryDelay.toMillis(), false);
   }
 
-  private CompletableFuture<Void> nack(
-      long jobId, FencingToken token, String errorText, long retryDelayMillis) {
+  /**
+   * A NACK with {@code retryDelayMillis} or {@link Nack#RETRY_DELAY_SERVER_BACKOFF}; {@code
+   * onEventLoop} as in {@link #lease(List, int, Duration, Duration, boolean)}.
+   */
+  CompletableFuture<Void> nack(
+      long jobId,
+      FencingToken token,
+      String errorText,
+      long retryDelayMillis,
+      boolean onEventLoop) {
     Nack nack =
         new Nack(
             jobId,
             token,
             WireText.fit(errorText, ProtocolLimits.ERROR_TEXT_BYTES_MAX),
             retryDelayMillis);
-    return send(nack, Ok.class, Duration.ZERO).thenApply(ok -> null);
+    return send(nack, Ok.class, Duration.ZERO, onEventLoop).thenApply(ok -> null);
   }
 
   /** Gives a leased job back unrun, ready again at once, without spending an attempt. */
@@ -475,6 +496,16 @@ public final class RelayClient implements AutoCloseable {
 
   private <R extends Response> CompletableFuture<R> send(
       Request request, Class<R> expected, Duration extraTimeout) {
+    return send(request, expected, extraTimeout, false);
+  }
+
+  /**
+   * Sends {@code request}; the future completes on the callback executor, or, with {@code
+   * onEventLoop}, on the event loop itself (one thread hand-off less, for the worker's
+   * bookkeeping).
+   */
+  private <R extends Response> CompletableFuture<R> send(
+      Request request, Class<R> expected, Duration extraTimeout, boolean onEventLoop) {
     if (connections.isClosed()) {
       return CompletableFuture.failedFuture(new RelayConnectionException("the client is closed"));
     }
@@ -507,13 +538,64 @@ public final class RelayClient implements AutoCloseable {
                     pendingPermits.release();
                     settle(result, request, expected, response, error);
                   };
-              try {
-                callbacks.execute(complete);
-              } catch (RejectedExecutionException e) {
-                completeElsewhere(complete, e);
+              if (onEventLoop) {
+                complete.run();
+              } else {
+                runOffLoop(complete);
               }
             });
     return result;
+  }
+
+  /**
+   * Runs {@code task} on the callback executor, or on the common pool when that refuses it: never
+   * on the event loop, nor on the calling thread.
+   */
+  void runOffLoop(Runnable task) {
+    try {
+      callbacks.execute(task);
+    } catch (RejectedExecutionException e) {
+      completeElsewhere(task, e);
+    }
+  }
+
+  /**
+   * Runs {@code task} off the loop like {@link #runOffLoop}, but called on the event loop it joins
+   * the tasks gathered during the same pass of the loop (the answers of one socket read): they run
+   * one after another in one callback task, one thread hand-off for all of them. For the worker's
+   * settle bookkeeping, whose user code (listener hooks) is documented to be quick; a slow hook
+   * delays only the tasks gathered with it.
+   */
+  void runOffLoopGathered(Runnable task) {
+    EventLoop loop = connections.eventLoop();
+    if (!loop.inEventLoop()) {
+      runOffLoop(task);
+      return;
+    }
+    gathered.add(task);
+    if (gathered.size() == 1) {
+      // Queued behind the reads of this pass, so it hands off all that they gathered.
+      try {
+        loop.execute(this::handOffGathered);
+      } catch (RejectedExecutionException e) {
+        handOffGathered();
+      }
+    }
+  }
+
+  private void handOffGathered() {
+    List<Runnable> tasks = List.copyOf(gathered);
+    gathered.clear();
+    runOffLoop(
+        () -> {
+          for (Runnable task : tasks) {
+            try {
+              task.run();
+            } catch (RuntimeException e) {
+              log.error("a worker's settle step failed; the next one still runs", e);
+            }
+          }
+        });
   }
 
   private static <R extends Response> void settle(

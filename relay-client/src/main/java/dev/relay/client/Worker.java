@@ -14,7 +14,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -47,6 +46,9 @@ public final class Worker implements AutoCloseable {
    */
   static final Duration FAILURE_LOG_INTERVAL = Duration.ofSeconds(10);
 
+  /** How long an idle thread of the worker-owned handler pool lives. */
+  private static final Duration HANDLER_THREAD_IDLE = Duration.ofSeconds(60);
+
   private enum State {
     NEW,
     RUNNING,
@@ -67,6 +69,7 @@ public final class Worker implements AutoCloseable {
   private final Executor executor;
   private final Optional<ExecutorService> ownedExecutor;
   private final WorkerListener listener;
+  private final boolean listening;
   private final Semaphore permits;
   private final ScheduledThreadPoolExecutor scheduler;
   private final LeaseLoop leaseLoop;
@@ -94,13 +97,14 @@ public final class Worker implements AutoCloseable {
           "a worker needs a handler: handler(h) or handler(type, h)");
     }
     this.interceptors = client.options().interceptors();
-    this.listener = b.listener;
+    this.listening = b.listener != null;
+    this.listener = listening ? b.listener : new WorkerListener() {};
     if (b.executor != null) {
       this.executor = b.executor;
       this.ownedExecutor = Optional.empty();
     } else {
       ExecutorService pool =
-          Executors.newFixedThreadPool(config.concurrency(), daemon("relay-job"));
+          ClientPools.newPool("relay-job", config.concurrency(), HANDLER_THREAD_IDLE);
       this.executor = pool;
       this.ownedExecutor = Optional.of(pool);
     }
@@ -240,6 +244,23 @@ public final class Worker implements AutoCloseable {
     return executor;
   }
 
+  /**
+   * Whether LEASE replies may be handled on the client's event loop: when this worker owns its
+   * handler pool, handing a job to it never blocks and runs no user code. A given executor might do
+   * either, so it is called from a callback thread.
+   */
+  boolean leasesOnEventLoop() {
+    return ownedExecutor.isPresent();
+  }
+
+  /**
+   * Whether a listener was set: without one, settling a successful ACK or NACK reply (free the
+   * permit, lease again) runs no user code and is done on the event loop.
+   */
+  boolean hasListener() {
+    return listening;
+  }
+
   /** Runs {@code task} after {@code delayNanos} on the worker's timer; a no-op once stopped. */
   Future<?> schedule(Runnable task, long delayNanos) {
     try {
@@ -319,7 +340,7 @@ public final class Worker implements AutoCloseable {
     private JobHandler handler;
     private final Map<String, JobHandler> handlersByType = new LinkedHashMap<>();
     private Executor executor;
-    private WorkerListener listener = new WorkerListener() {};
+    private WorkerListener listener;
     private Duration handlerTimeout;
     private Duration shutdownGrace = WorkerConfig.SHUTDOWN_GRACE_DEFAULT;
 
