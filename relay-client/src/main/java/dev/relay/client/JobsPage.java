@@ -4,10 +4,10 @@ import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * One page of the jobs of a queue in one state from {@link RelayClient#jobsList}, in the order
- * asked for, and where the next page starts. A page may hold fewer jobs than asked for (the server
- * keeps each answer within its frame cap); only an empty {@link #nextAfterJobId()} means the
- * listing is complete.
+ * One page of jobs from {@link RelayClient#jobsList} (a queue's jobs in one state, in the order
+ * asked for) or {@link RelayClient#deadList} (dead jobs in job id order), and where the next page
+ * starts. A page may hold fewer jobs than asked for (the server keeps each answer within its frame
+ * cap); only an empty {@link #nextAfterJobId()} means the listing is complete.
  */
 public final class JobsPage {
   private final List<JobDetails> jobs;

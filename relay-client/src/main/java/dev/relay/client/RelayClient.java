@@ -339,11 +339,11 @@ public final class RelayClient implements AutoCloseable {
    * One page of dead jobs with ids above {@code afterJobId}, of {@code queue} or of every queue
    * when it is {@link DeadList#ALL_QUEUES}.
    */
-  public CompletableFuture<DeadPage> deadList(String queue, long afterJobId, int limit) {
+  public CompletableFuture<JobsPage> deadList(String queue, long afterJobId, int limit) {
     return send(new DeadList(queue, afterJobId, limit), DeadJobs.class, Duration.ZERO)
         .thenApply(
             page ->
-                new DeadPage(
+                new JobsPage(
                     page.jobs().stream().map(JobDetails::of).toList(),
                     page.nextAfterJobId() == DeadJobs.NO_MORE
                         ? OptionalLong.empty()

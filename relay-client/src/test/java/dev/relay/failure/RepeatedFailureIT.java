@@ -3,10 +3,10 @@ package dev.relay.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.client.Await;
-import dev.relay.client.DeadPage;
 import dev.relay.client.Job;
 import dev.relay.client.JobDetails;
 import dev.relay.client.JobSpecs;
+import dev.relay.client.JobsPage;
 import dev.relay.client.QueueStatus;
 import dev.relay.client.RelayClient;
 import dev.relay.client.Worker;
@@ -128,7 +128,7 @@ class RepeatedFailureIT {
       assertThat(runs).extracting(Run::attempt).containsExactly(1, 2, 3, 4);
       assertBackoffBetweenAttempts(runs, nackedAtMillis);
 
-      DeadPage deadJobs = RelayClient.await(client.deadList(QUEUE, 0, 10));
+      JobsPage deadJobs = RelayClient.await(client.deadList(QUEUE, 0, 10));
       assertThat(deadJobs.jobs()).containsExactly(dead);
       fixed.set(true);
       assertThat(RelayClient.await(client.deadRequeue(QUEUE, id))).isEqualTo(1);

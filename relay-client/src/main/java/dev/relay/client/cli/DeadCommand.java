@@ -1,7 +1,7 @@
 package dev.relay.client.cli;
 
-import dev.relay.client.DeadPage;
 import dev.relay.client.JobDetails;
+import dev.relay.client.JobsPage;
 import dev.relay.client.RelayClient;
 import dev.relay.protocol.DeadList;
 import dev.relay.protocol.DeadRequeue;
@@ -66,13 +66,13 @@ final class DeadCommand implements Callable<Integer> {
     @Override
     public Integer call() {
       try (RelayClient client = dead.relay.connect()) {
-        DeadPage page = RelayClient.await(client.deadList(queue, afterJobId, limit));
+        JobsPage page = RelayClient.await(client.deadList(queue, afterJobId, limit));
         dead.relay.print(text(page), json(page));
       }
       return ExitCodes.OK;
     }
 
-    private static String text(DeadPage page) {
+    private static String text(JobsPage page) {
       if (page.jobs().isEmpty()) {
         return "no dead jobs";
       }
@@ -98,7 +98,7 @@ final class DeadCommand implements Callable<Integer> {
       return s.replaceAll("\\s+", " ");
     }
 
-    private static Map<String, Object> json(DeadPage page) {
+    private static Map<String, Object> json(JobsPage page) {
       Map<String, Object> m = new LinkedHashMap<>();
       Instant now = Instant.now();
       m.put("jobs", page.jobs().stream().map(job -> JobInfoView.json(job, now)).toList());
