@@ -180,9 +180,11 @@ final class WorkerThreadsIT {
     List<Integer> ran = new CopyOnWriteArrayList<>();
     CountDownLatch done = new CountDownLatch(3);
 
-    // A reply handled on the event loop (an empty LEASE that does not wait) gathers three tasks.
+    // A reply handled on the event loop gathers three tasks. The LEASE long-polls an empty queue
+    // for 1 s, so the callback is registered before the reply completes the future and runs on
+    // the loop (a reply arriving first would run it on this thread instead).
     client
-        .lease(List.of("empty"), 1, Duration.ofSeconds(30), Duration.ZERO, true)
+        .lease(List.of("empty"), 1, Duration.ofSeconds(30), Duration.ofSeconds(1), true)
         .whenComplete(
             (jobs, error) -> {
               for (int i = 0; i < 3; i++) {
