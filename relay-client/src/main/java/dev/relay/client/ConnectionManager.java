@@ -122,7 +122,10 @@ final class ConnectionManager implements AutoCloseable {
         return;
       } catch (RuntimeException e) {
         RelayException failure = RelayClient.asRelayException(e);
-        logFailure(address, failure);
+        if (options.addresses().size() > 1) {
+          // Another node may still answer, and this failure would otherwise go unseen.
+          logFailure(address, failure);
+        }
         failures.add(failure);
       }
     }
