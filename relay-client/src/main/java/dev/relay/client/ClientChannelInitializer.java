@@ -27,10 +27,14 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
 
   private final ClientOptions options;
   private final Optional<SslContext> sslContext;
+  private final ServerAddress address;
 
-  ClientChannelInitializer(ClientOptions options, Optional<SslContext> sslContext) {
+  /** For the channels to {@code address}, whose host a TLS certificate must name. */
+  ClientChannelInitializer(
+      ClientOptions options, Optional<SslContext> sslContext, ServerAddress address) {
     this.options = options;
     this.sslContext = sslContext;
+    this.address = address;
   }
 
   @Override
@@ -43,11 +47,11 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
     ch.pipeline()
         .addLast(new FrameDecoder(Side.CLIENT, options.frameBytesMax()))
         .addLast(ENCODER)
-        .addLast(new ResponseHandler(options.host() + ":" + options.port()));
+        .addLast(new ResponseHandler(address.toString()));
   }
 
   private SslHandler tlsHandler(SslContext ssl, SocketChannel ch) {
-    SslHandler handler = ssl.newHandler(ch.alloc(), options.host(), options.port());
+    SslHandler handler = ssl.newHandler(ch.alloc(), address.host(), address.port());
     // Check that the certificate names the host we dialled, not just that a trusted CA signed it.
     SSLEngine engine = handler.engine();
     SSLParameters parameters = engine.getSSLParameters();

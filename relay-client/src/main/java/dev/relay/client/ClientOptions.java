@@ -7,16 +7,18 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 
 /**
- * How a {@link RelayClient} connects: server address, identity, TLS, timeouts, the limits of its
+ * How a {@link RelayClient} connects: server addresses, identity, TLS, timeouts, the limits of its
  * pending-request table and the executor its futures complete on. Built with {@link
- * #builder(String, int)}; every value is validated when built and an out-of-range one is rejected
- * with a message naming the field, the range and the value, never clamped.
+ * #builder(String, int)} for one server or {@link #builder(List)} for several nodes; every value is
+ * validated when built and an out-of-range one is rejected with a message naming the field, the
+ * range and the value, never clamped.
  */
 public final class ClientOptions {
   public static final String CLIENT_NAME_DEFAULT = "relay-client";
@@ -42,6 +44,12 @@ public final class ClientOptions {
   public static final int PORT_MIN = 1;
   public static final int PORT_MAX = 65_535;
 
+  /**
+   * Most server addresses one client may be given: enough for any cluster of nodes, and few enough
+   * that a full round of connection attempts stays short.
+   */
+  public static final int ADDRESSES_MAX = 32;
+
   /** Callback threads of the client-owned executor when none is given. */
   public static final int CALLBACK_THREADS_DEFAULT = 16;
 
@@ -51,8 +59,7 @@ public final class ClientOptions {
   /** Most interceptors one client may carry; each runs on every enqueue and every handler run. */
   public static final int INTERCEPTORS_MAX = 16;
 
-  private final String host;
-  private final int port;
+  private final List<ServerAddress> addresses;
   private final String clientName;
   private final Optional<String> authToken;
   private final Optional<Path> tlsTrustFile;
@@ -67,8 +74,7 @@ public final class ClientOptions {
   private final List<RelayInterceptor> interceptors;
 
   private ClientOptions(Builder b) {
-    this.host = b.host;
-    this.port = b.port;
+    this.addresses = List.copyOf(b.addresses);
     this.clientName = b.clientName;
     this.authToken = b.authToken;
     this.tlsTrustFile = b.tlsTrustFile;
@@ -82,11 +88,10 @@ public final class ClientOptions {
     this.callbackThreadsMax = b.callbackThreadsMax;
     this.interceptors = List.copyOf(b.interceptors);
     Ranges.inRange("interceptors", interceptors.size(), 0, INTERCEPTORS_MAX);
-    Objects.requireNonNull(host, "host");
-    if (host.isBlank()) {
-      throw new IllegalArgumentException("host must not be blank");
+    Ranges.inRange("addresses", addresses.size(), 1, ADDRESSES_MAX);
+    if (new HashSet<>(addresses).size() != addresses.size()) {
+      throw new IllegalArgumentException("addresses must be distinct, were " + addresses);
     }
-    Ranges.inRange("port", port, PORT_MIN, PORT_MAX);
     Objects.requireNonNull(clientName, "clientName");
     Ranges.inRange(
         "clientName bytes",
@@ -122,14 +127,22 @@ public final class ClientOptions {
         "callbackThreadsMax", callbackThreadsMax, CALLBACK_THREADS_MIN, CALLBACK_THREADS_MAX);
   }
 
-  /** The server's host name or address. */
-  public String host() {
-    return host;
+  /**
+   * The server nodes this client connects to, 1 to {@link #ADDRESSES_MAX}: the first connection
+   * goes to one of them, and a lost connection moves to another (see {@link RelayClient}).
+   */
+  public List<ServerAddress> addresses() {
+    return addresses;
   }
 
-  /** The server's TCP port, 1..65535. */
+  /** The host of the first address; the only one for a client of one server. */
+  public String host() {
+    return addresses.get(0).host();
+  }
+
+  /** The TCP port of the first address; the only one for a client of one server. */
   public int port() {
-    return port;
+    return addresses.get(0).port();
   }
 
   /** Shown in the server's logs, at most {@link ProtocolLimits#CLIENT_NAME_BYTES_MAX} bytes. */
@@ -144,7 +157,7 @@ public final class ClientOptions {
 
   /**
    * When present, connect with TLS and trust the CA or self-signed certificate(s) in this PEM file;
-   * the server's certificate must also match {@link #host()}.
+   * each server's certificate must also match the host of the address it was reached at.
    */
   public Optional<Path> tlsTrustFile() {
     return tlsTrustFile;
@@ -199,15 +212,27 @@ public final class ClientOptions {
     return interceptors;
   }
 
-  /** Options for {@code host:port} with every other value at its default. */
+  /**
+   * Options for the one server at {@code host:port} with every other value at its default.
+   *
+   * @throws IllegalArgumentException when the host is blank or the port out of range
+   */
   public static Builder builder(String host, int port) {
-    return new Builder(host, port);
+    return new Builder(List.of(new ServerAddress(host, port)));
+  }
+
+  /**
+   * Options for a client of several server nodes (1 to {@link #ADDRESSES_MAX} distinct addresses)
+   * with every other value at its default: it connects to one of them, starting at a random one so
+   * that many clients spread over the nodes, and moves to another when its connection is lost.
+   */
+  public static Builder builder(List<ServerAddress> addresses) {
+    return new Builder(List.copyOf(addresses));
   }
 
   /** Collects options; {@link #build()} validates them all at once. */
   public static final class Builder {
-    private final String host;
-    private final int port;
+    private final List<ServerAddress> addresses;
     private String clientName = CLIENT_NAME_DEFAULT;
     private Optional<String> authToken = Optional.empty();
     private Optional<Path> tlsTrustFile = Optional.empty();
@@ -221,9 +246,8 @@ public final class ClientOptions {
     private int callbackThreadsMax = CALLBACK_THREADS_DEFAULT;
     private final List<RelayInterceptor> interceptors = new ArrayList<>();
 
-    private Builder(String host, int port) {
-      this.host = host;
-      this.port = port;
+    private Builder(List<ServerAddress> addresses) {
+      this.addresses = addresses;
     }
 
     public Builder clientName(String clientName) {
@@ -303,10 +327,8 @@ public final class ClientOptions {
   /** Redacts the auth token, which is a secret. */
   @Override
   public String toString() {
-    return "ClientOptions[host="
-        + host
-        + ", port="
-        + port
+    return "ClientOptions[addresses="
+        + addresses
         + ", clientName="
         + clientName
         + ", authToken="

@@ -24,31 +24,34 @@ import java.util.concurrent.RejectedExecutionException;
  */
 final class Connection {
   private final Channel channel;
+  private final ServerAddress address;
   private final ResponseHandler handler;
   private volatile Welcome welcome;
 
-  private Connection(Channel channel) {
+  private Connection(Channel channel, ServerAddress address) {
     this.channel = channel;
+    this.address = address;
     this.handler = channel.pipeline().get(ResponseHandler.class);
   }
 
   /**
-   * Connects and performs the handshake; the future fails with a {@link RelayConnectionException}
+   * Connects to {@code address} through {@code bootstrap} (whose pipeline is built for that
+   * address) and performs the handshake; the future fails with a {@link RelayConnectionException}
    * when the server cannot be reached in time, or with the server's error (UNAUTHORIZED, ...).
    */
-  static CompletableFuture<Connection> open(Bootstrap bootstrap, ClientOptions options) {
+  static CompletableFuture<Connection> open(
+      Bootstrap bootstrap, ClientOptions options, ServerAddress address) {
     CompletableFuture<Connection> result = new CompletableFuture<>();
-    String peer = options.host() + ":" + options.port();
-    ChannelFuture connect = bootstrap.connect(options.host(), options.port());
+    ChannelFuture connect = bootstrap.connect(address.host(), address.port());
     connect.addListener(
         (ChannelFuture f) -> {
           if (!f.isSuccess()) {
             result.completeExceptionally(
                 new RelayConnectionException(
-                    "cannot connect to " + peer + ": " + f.cause().getMessage(), f.cause()));
+                    "cannot connect to " + address + ": " + f.cause().getMessage(), f.cause()));
             return;
           }
-          Connection connection = new Connection(f.channel());
+          Connection connection = new Connection(f.channel(), address);
           Hello hello =
               new Hello(ProtocolLimits.PROTOCOL_VERSION, options.clientName(), options.authToken());
           connection
@@ -87,6 +90,11 @@ final class Connection {
 
   Channel channel() {
     return channel;
+  }
+
+  /** The server node this connection goes to. */
+  ServerAddress address() {
+    return address;
   }
 
   /**

@@ -11,19 +11,29 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Owns the client's event loop and its one connection: opens it, notices when it drops, and
- * reconnects with capped, jittered exponential backoff until it succeeds or {@link #close()} is
- * called. Only one reconnect attempt is ever outstanding, so a server that is down sees at most one
- * connection attempt per backoff delay from this client.
+ * Owns the client's event loop and its one connection: opens it to one of the server addresses,
+ * notices when it drops, and reconnects until it succeeds or {@link #close()} is called.
+ *
+ * <p>Reconnecting goes in rounds ({@link AddressOrder}): a round tries each address once, one
+ * attempt at a time, starting from a random address other than the one just lost, and moves to the
+ * next address as soon as an attempt fails. Between rounds, and before the first round after a
+ * loss, it waits a capped, jittered exponential backoff, so a cluster that is down sees at most one
+ * round of attempts per backoff delay from this client. With one address a round is one attempt.
  */
 final class ConnectionManager implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ConnectionManager.class);
@@ -33,28 +43,41 @@ final class ConnectionManager implements AutoCloseable {
 
   private final ClientOptions options;
   private final EventLoopGroup group;
-  private final Bootstrap bootstrap;
+  // One per address: each pipeline names its peer and checks a TLS certificate against its host.
+  private final Map<ServerAddress, Bootstrap> bootstraps;
+  private final AddressOrder order;
   private final Backoff backoff;
-  private final String peer;
+  private final String peers;
   private final Object lock = new Object();
   private volatile Connection current;
   private volatile boolean closed;
 
   ConnectionManager(ClientOptions options) {
     this.options = options;
-    this.peer = options.host() + ":" + options.port();
+    List<ServerAddress> addresses = options.addresses();
+    this.peers =
+        addresses.size() == 1
+            ? addresses.get(0).toString()
+            : "any of "
+                + addresses.stream().map(ServerAddress::toString).collect(Collectors.joining(", "));
+    this.order = new AddressOrder(addresses, new Random());
     this.backoff = new Backoff(options.reconnectBackoffMin(), options.reconnectBackoffMax());
     Optional<SslContext> ssl = options.tlsTrustFile().map(ConnectionManager::sslContext);
     this.group = newEventLoopGroup();
-    this.bootstrap =
+    Bootstrap common =
         new Bootstrap()
             .group(group)
             .channel(NioSocketChannel.class)
             .option(ChannelOption.TCP_NODELAY, true)
             .option(
                 ChannelOption.CONNECT_TIMEOUT_MILLIS,
-                (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()))
-            .handler(new ClientChannelInitializer(options, ssl));
+                (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()));
+    Map<ServerAddress, Bootstrap> perAddress = new HashMap<>();
+    for (ServerAddress address : addresses) {
+      perAddress.put(
+          address, common.clone().handler(new ClientChannelInitializer(options, ssl, address)));
+    }
+    this.bootstraps = Map.copyOf(perAddress);
   }
 
   /**
@@ -85,13 +108,45 @@ final class ConnectionManager implements AutoCloseable {
     }
   }
 
-  /** Opens the first connection, blocking up to the connect timeout (TCP plus handshake). */
+  /**
+   * Opens the first connection, trying each address once in the order of a first round and blocking
+   * up to the connect timeout (TCP plus handshake) for each. When none answers, throws the failure
+   * of the only address, the first refusal (UNAUTHORIZED, ...) of several, or a connection
+   * exception naming every address's failure.
+   */
   void connectFirst() {
-    try {
-      adopt(Connection.open(bootstrap, options).join());
-    } catch (RuntimeException e) {
-      throw RelayClient.asRelayException(e);
+    List<RelayException> failures = new ArrayList<>();
+    for (ServerAddress address : order.round(Optional.empty())) {
+      try {
+        adopt(open(address).join());
+        return;
+      } catch (RuntimeException e) {
+        RelayException failure = RelayClient.asRelayException(e);
+        if (options.addresses().size() > 1) {
+          // Another node may still answer, and this failure would otherwise go unseen.
+          logFailure(address, failure);
+        }
+        failures.add(failure);
+      }
     }
+    if (failures.size() == 1) {
+      throw failures.get(0);
+    }
+    for (RelayException failure : failures) {
+      if (!failure.retryable()) {
+        throw failure;
+      }
+    }
+    throw new RelayConnectionException(
+        "cannot connect to "
+            + peers
+            + ": "
+            + failures.stream().map(Throwable::getMessage).collect(Collectors.joining("; ")),
+        failures.get(failures.size() - 1));
+  }
+
+  private CompletableFuture<Connection> open(ServerAddress address) {
+    return Connection.open(bootstraps.get(address), options, address);
   }
 
   /** The one thread every connection of this client runs on. */
@@ -108,8 +163,9 @@ final class ConnectionManager implements AutoCloseable {
     return closed;
   }
 
-  String peer() {
-    return peer;
+  /** The address, or "any of" the addresses, this client connects to: for messages. */
+  String peers() {
+    return peers;
   }
 
   private void adopt(Connection connection) {
@@ -130,43 +186,59 @@ final class ConnectionManager implements AutoCloseable {
       }
       current = null;
     }
-    log.warn("connection to {} lost; reconnecting", peer);
-    scheduleReconnect(0);
+    log.warn("connection to {} lost; reconnecting to {}", connection.address(), peers);
+    scheduleRound(0, connection.address(), 0);
   }
 
-  private void scheduleReconnect(int attempt) {
+  /**
+   * After the backoff delay of {@code roundsFailed}, starts a round that tries {@code last} (the
+   * address lost or tried last) after every other one.
+   */
+  private void scheduleRound(int roundsFailed, ServerAddress last, int attempts) {
     if (closed) {
       return;
     }
-    long delayNanos = backoff.delayNanos(attempt);
+    long delayNanos = backoff.delayNanos(roundsFailed);
     try {
-      group.schedule(() -> reconnect(attempt), delayNanos, TimeUnit.NANOSECONDS);
+      group.schedule(
+          () -> attempt(order.round(Optional.of(last)), 0, roundsFailed, attempts),
+          delayNanos,
+          TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
-      log.debug("event loop closed; not reconnecting to {}", peer);
+      log.debug("event loop closed; not reconnecting to {}", peers);
     }
   }
 
-  private void reconnect(int attempt) {
+  /** Tries {@code round.get(index)}; on failure the next address, or the next round after all. */
+  private void attempt(List<ServerAddress> round, int index, int roundsFailed, int attempts) {
     if (closed) {
       return;
     }
-    CompletableFuture<Connection> opening = Connection.open(bootstrap, options);
-    opening.whenComplete(
-        (connection, error) -> {
-          if (error != null) {
-            RelayException e = RelayClient.asRelayException(error);
-            if (e.retryable()) {
-              log.debug("reconnect attempt {} to {} failed: {}", attempt + 1, peer, e.getMessage());
-            } else {
-              // A refusal (UNAUTHORIZED, UNSUPPORTED_VERSION) will not fix itself; say so loudly.
-              log.warn("server {} refused the handshake: {} ({})", peer, e.getMessage(), e.code());
-            }
-            scheduleReconnect(attempt + 1);
-          } else {
-            adopt(connection);
-            log.info("reconnected to {} after {} attempt(s)", peer, attempt + 1);
-          }
-        });
+    ServerAddress address = round.get(index);
+    open(address)
+        .whenComplete(
+            (connection, error) -> {
+              if (error == null) {
+                adopt(connection);
+                log.info("reconnected to {} after {} attempt(s)", address, attempts + 1);
+              } else {
+                logFailure(address, RelayClient.asRelayException(error));
+                if (index + 1 < round.size()) {
+                  attempt(round, index + 1, roundsFailed, attempts + 1);
+                } else {
+                  scheduleRound(roundsFailed + 1, address, attempts + 1);
+                }
+              }
+            });
+  }
+
+  private static void logFailure(ServerAddress address, RelayException e) {
+    if (e.retryable()) {
+      log.debug("connecting to {} failed: {}", address, e.getMessage());
+    } else {
+      // A refusal (UNAUTHORIZED, UNSUPPORTED_VERSION) will not fix itself; say so loudly.
+      log.warn("server {} refused the handshake: {} ({})", address, e.getMessage(), e.code());
+    }
   }
 
   /** Stops reconnecting, closes the connection (failing its pending requests), frees the loop. */

@@ -29,12 +29,14 @@ import org.slf4j.LoggerFactory;
  * NACKed as timed out; its permit stays taken until the handler thread returns, so the worker never
  * runs more handlers at once than its concurrency.
  *
- * <p>A settle or renewal that fails for a retryable reason (the connection is down) is retried with
- * backoff while the lease may still be valid by the local estimate of its expiry; tokens survive
- * reconnects, so a retry on a new connection is accepted. Once the estimate passes, or the server
- * says the lease is gone (STALE_TOKEN, LEASE_EXPIRED, NOT_LEASED, UNKNOWN_JOB), the lease is marked
- * lost and nothing more is sent: the job becomes ready again at expiry and may run elsewhere, which
- * is Relay's documented at-least-once behaviour.
+ * <p>A settle or renewal that fails for a retryable reason (the connection is down, the server's
+ * store is unavailable, it is overloaded or shutting down) is retried with backoff while the lease
+ * may still be valid by the local estimate of its expiry. Tokens survive reconnects and are not
+ * bound to a connection, so a retry goes through whichever connection is current, to whichever node
+ * it reaches. Once the estimate passes, or the server says the lease is gone (STALE_TOKEN,
+ * LEASE_EXPIRED, NOT_LEASED, UNKNOWN_JOB) or refuses for a reason that retrying cannot change, the
+ * lease is marked lost and nothing more is sent: the job becomes ready again at expiry and may run
+ * elsewhere, which is Relay's documented at-least-once behaviour.
  */
 final class JobRun {
   private static final Logger log = LoggerFactory.getLogger(JobRun.class);
@@ -261,6 +263,15 @@ final class JobRun {
       finish();
     } else if (job.leaseLost()) {
       finish();
+    } else if (!e.retryable()) {
+      loseLease(
+          (outcome.ack() ? "ACK" : "NACK")
+              + " refused, not retryable: "
+              + e.code()
+              + " ("
+              + e.getMessage()
+              + ")");
+      finish();
     } else if (leaseMayBeValid()) {
       long delay;
       synchronized (this) {
@@ -303,6 +314,8 @@ final class JobRun {
     RelayException e = RelayClient.asRelayException(error);
     if (LEASE_GONE.contains(e.code())) {
       loseLease("renewal refused: " + e.code());
+    } else if (!e.retryable()) {
+      loseLease("renewal refused, not retryable: " + e.code() + " (" + e.getMessage() + ")");
     } else if (leaseMayBeValid()) {
       long delay;
       synchronized (this) {

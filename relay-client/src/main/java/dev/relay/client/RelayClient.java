@@ -85,10 +85,13 @@ import org.slf4j.LoggerFactory;
  * message, a {@link RelayTimeoutException} when no response came within the request timeout, or a
  * {@link RelayConnectionException} when the connection is down. When the connection drops, every
  * waiting request fails at once and the client reconnects in the background with capped, jittered
- * backoff; requests made meanwhile fail fast rather than queue. At most {@link
- * ClientOptions#pendingRequestsMax()} requests wait for responses at once; one more fails at once
- * with {@link ErrorCode#OVERLOADED}. Invalid arguments (a queue name with a space, a payload over
- * the protocol cap) throw {@link IllegalArgumentException} from the call itself.
+ * backoff; requests made meanwhile fail fast rather than queue. Given several server addresses
+ * ({@link ClientOptions#builder(List)}), it reconnects to another node first, and tries the lost
+ * one again only after every other. Nothing binds a lease to the connection it came through: an ACK
+ * goes through whichever connection is current, which nodes sharing one store accept. At most
+ * {@link ClientOptions#pendingRequestsMax()} requests wait for responses at once; one more fails at
+ * once with {@link ErrorCode#OVERLOADED}. Invalid arguments (a queue name with a space, a payload
+ * over the protocol cap) throw {@link IllegalArgumentException} from the call itself.
  */
 public final class RelayClient implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RelayClient.class);
@@ -151,6 +154,14 @@ public final class RelayClient implements AutoCloseable {
   /** Whether a connection is up right now (it may drop the next instant). */
   public boolean isConnected() {
     return connections.current() != null;
+  }
+
+  /**
+   * The server node of the current connection, one of {@link ClientOptions#addresses()}; empty
+   * while disconnected.
+   */
+  public Optional<ServerAddress> connectedAddress() {
+    return Optional.ofNullable(connections.current()).map(Connection::address);
   }
 
   /** The limits the server announced on the current connection; empty while disconnected. */
@@ -513,7 +524,7 @@ public final class RelayClient implements AutoCloseable {
     if (connection == null) {
       return CompletableFuture.failedFuture(
           new RelayConnectionException(
-              "not connected to " + connections.peer() + "; reconnecting in the background"));
+              "not connected to " + connections.peers() + "; reconnecting in the background"));
     }
     if (!pendingPermits.tryAcquire()) {
       return CompletableFuture.failedFuture(

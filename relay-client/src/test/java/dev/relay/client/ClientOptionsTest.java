@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relay.protocol.ProtocolLimits;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 final class ClientOptionsTest {
@@ -78,5 +80,76 @@ final class ClientOptionsTest {
     ClientOptions options = ClientOptions.builder("h", 1).authToken("s3cret-token").build();
 
     assertThat(options.toString()).doesNotContain("s3cret-token").contains("<redacted>");
+  }
+
+  @Test
+  void one_host_and_port_is_a_list_of_one_address() {
+    ClientOptions options = ClientOptions.builder("10.0.0.5", 7707).build();
+
+    assertThat(options.addresses()).containsExactly(new ServerAddress("10.0.0.5", 7707));
+    assertThat(options.host()).isEqualTo("10.0.0.5");
+    assertThat(options.port()).isEqualTo(7707);
+  }
+
+  @Test
+  void an_address_list_is_accepted_from_one_to_addresses_max() {
+    List<ServerAddress> most = new ArrayList<>();
+    for (int i = 0; i < ClientOptions.ADDRESSES_MAX; i++) {
+      most.add(new ServerAddress("node-" + i, 7707));
+    }
+
+    assertThat(ClientOptions.builder(most.subList(0, 1)).build().addresses()).hasSize(1);
+    assertThat(ClientOptions.builder(most).build().addresses()).isEqualTo(most);
+  }
+
+  @Test
+  void an_empty_too_long_or_repeating_address_list_is_rejected() {
+    List<ServerAddress> tooMany = new ArrayList<>();
+    for (int i = 0; i <= ClientOptions.ADDRESSES_MAX; i++) {
+      tooMany.add(new ServerAddress("node-" + i, 7707));
+    }
+    ServerAddress a = new ServerAddress("a", 1);
+
+    assertThatThrownBy(() -> ClientOptions.builder(List.of()).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("addresses must be in [1, 32], was 0");
+    assertThatThrownBy(() -> ClientOptions.builder(tooMany).build())
+        .hasMessage("addresses must be in [1, 32], was 33");
+    assertThatThrownBy(
+            () -> ClientOptions.builder(List.of(a, new ServerAddress("b", 2), a)).build())
+        .hasMessage("addresses must be distinct, were [a:1, b:2, a:1]");
+  }
+
+  @Test
+  void every_address_has_a_host_and_a_port_in_range() {
+    assertThatThrownBy(() -> new ServerAddress("h", ClientOptions.PORT_MAX + 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("port must be in [1, 65535], was 65536");
+    assertThatThrownBy(() -> new ServerAddress(" ", 1)).hasMessage("host must not be blank");
+    assertThat(new ServerAddress("h", ClientOptions.PORT_MIN).port()).isEqualTo(1);
+  }
+
+  @Test
+  void addresses_parse_from_host_port_text_one_or_a_comma_separated_list() {
+    assertThat(ServerAddress.parse("10.0.0.5:7707")).isEqualTo(new ServerAddress("10.0.0.5", 7707));
+    assertThat(ServerAddress.parseList("a:1, b:2,c:3"))
+        .containsExactly(
+            new ServerAddress("a", 1), new ServerAddress("b", 2), new ServerAddress("c", 3));
+    assertThat(ServerAddress.parse("a:1").toString()).isEqualTo("a:1");
+    assertThatThrownBy(() -> ServerAddress.parse("localhost"))
+        .hasMessage("server address must be HOST:PORT, was 'localhost'");
+    assertThatThrownBy(() -> ServerAddress.parse("a:b"))
+        .hasMessage("server address port must be a number, was 'a:b'");
+    assertThatThrownBy(() -> ServerAddress.parseList("a:1,"))
+        .hasMessage("server address must be HOST:PORT, was ''");
+  }
+
+  @Test
+  void to_string_names_every_address() {
+    ClientOptions options =
+        ClientOptions.builder(List.of(new ServerAddress("a", 1), new ServerAddress("b", 2)))
+            .build();
+
+    assertThat(options.toString()).startsWith("ClientOptions[addresses=[a:1, b:2], ");
   }
 }

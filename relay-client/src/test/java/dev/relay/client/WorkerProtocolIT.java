@@ -196,6 +196,37 @@ final class WorkerProtocolIT {
   }
 
   @Test
+  void an_ack_refused_for_a_reason_retrying_cannot_change_loses_the_lease_without_resending()
+      throws Exception {
+    List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+    client = RelayClient.connect(server.options().build());
+    Worker worker =
+        Worker.builder(client)
+            .queues("q")
+            .handler(job -> {})
+            .listener(
+                new WorkerListener() {
+                  @Override
+                  public void leaseLost(Job job, String reason) {
+                    events.add("lost " + job.id() + " " + reason);
+                  }
+                })
+            .build();
+    workers.add(worker);
+    worker.start();
+    server.next().reply(new Leased(List.of(job(1, 1))));
+
+    ScriptedServer.Received ack = server.next();
+    assertThat(ack.frame().message()).isInstanceOf(Ack.class);
+    ack.reply(ErrorResponse.of(ErrorCode.INVALID_ARGUMENT, "no such thing"));
+
+    // The job's slot is free again at once: the next request is a LEASE, not the ACK resent.
+    assertThat(server.next().frame().message()).isInstanceOf(Lease.class);
+    assertThat(events)
+        .containsExactly("lost 1 ACK refused, not retryable: INVALID_ARGUMENT (no such thing)");
+  }
+
+  @Test
   void a_running_job_is_renewed_before_its_lease_expires_and_a_refusal_tells_the_handler()
       throws Exception {
     AtomicReference<Job> running = new AtomicReference<>();

@@ -4,6 +4,7 @@ import dev.relay.client.ClientOptions;
 import dev.relay.client.RelayClient;
 import dev.relay.client.RelayConnectionException;
 import dev.relay.client.RelayException;
+import dev.relay.client.ServerAddress;
 import dev.relay.protocol.ErrorCode;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,6 +13,8 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -61,10 +64,15 @@ public final class RelayCli implements Callable<Integer> {
   @Option(
       names = "--server",
       scope = ScopeType.INHERIT,
+      split = ",",
       paramLabel = "HOST:PORT",
       defaultValue = "${env:RELAY_SERVER:-" + SERVER_DEFAULT + "}",
-      description = "Server address (env RELAY_SERVER; default ${DEFAULT-VALUE}).")
-  String server;
+      description = {
+        "Server address; several nodes separated by commas or by repeating the option, the",
+        "client moving to another when its connection is lost (env RELAY_SERVER, commas;",
+        "default ${DEFAULT-VALUE})."
+      })
+  List<String> servers;
 
   @Option(
       names = "--auth-token-file",
@@ -154,23 +162,25 @@ public final class RelayCli implements Callable<Integer> {
 
   /** Connects with the global options; the caller closes the client. */
   RelayClient connect() {
-    int colon = server.lastIndexOf(':');
-    if (colon <= 0 || colon == server.length() - 1) {
-      throw new IllegalArgumentException("--server must be HOST:PORT, was '" + server + "'");
-    }
-    int port;
-    try {
-      port = Integer.parseInt(server.substring(colon + 1));
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("--server port must be a number, was '" + server + "'");
-    }
     ClientOptions.Builder options =
-        ClientOptions.builder(server.substring(0, colon), port).clientName("relay-cli");
+        ClientOptions.builder(serverAddresses()).clientName("relay-cli");
     readToken().ifPresent(options::authToken);
     if (tlsCa != null) {
       options.tlsTrustFile(tlsCa);
     }
     return RelayClient.connect(options.build());
+  }
+
+  private List<ServerAddress> serverAddresses() {
+    List<ServerAddress> addresses = new ArrayList<>();
+    for (String server : servers) {
+      try {
+        addresses.add(ServerAddress.parse(server.strip()));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("--server: " + e.getMessage(), e);
+      }
+    }
+    return addresses;
   }
 
   private Optional<String> readToken() {

@@ -4,6 +4,7 @@ import dev.relay.client.ClientOptions;
 import dev.relay.client.Job;
 import dev.relay.client.JobSpecs;
 import dev.relay.client.RelayClient;
+import dev.relay.client.ServerAddress;
 import dev.relay.client.ShutdownReport;
 import dev.relay.client.Worker;
 import java.nio.charset.StandardCharsets;
@@ -23,13 +24,10 @@ public final class EmailWorker {
   private EmailWorker() {}
 
   public static void main(String[] args) throws InterruptedException {
-    String server = System.getenv().getOrDefault("RELAY_SERVER", "127.0.0.1:7707");
-    int colon = server.lastIndexOf(':');
+    // One address, or several nodes separated by commas: the client moves between them.
+    String servers = System.getenv().getOrDefault("RELAY_SERVER", "127.0.0.1:7707");
     ClientOptions options =
-        ClientOptions.builder(
-                server.substring(0, colon), Integer.parseInt(server.substring(colon + 1)))
-            .clientName("email-worker")
-            .build();
+        ClientOptions.builder(ServerAddress.parseList(servers)).clientName("email-worker").build();
     try (RelayClient client = RelayClient.connect(options)) {
       for (String to : new String[] {"ada@example.com", "grace@example.com"}) {
         long id = client.enqueueAndWait(JobSpecs.of("emails", to.getBytes(StandardCharsets.UTF_8)));

@@ -89,7 +89,46 @@ final class RelayCliTest {
     Run run = run("--server", "localhost", "stats");
 
     assertThat(run.exitCode()).isEqualTo(ExitCodes.USAGE);
-    assertThat(run.err()).contains("--server must be HOST:PORT");
+    assertThat(run.err())
+        .isEqualTo("relay: error: --server: server address must be HOST:PORT, was 'localhost'\n");
+  }
+
+  @Test
+  void a_comma_separated_server_list_is_tried_address_by_address() throws Exception {
+    int first = closedPort();
+    int second = closedPort();
+
+    Run run = run("--server", "127.0.0.1:" + first + ",127.0.0.1:" + second, "stats");
+
+    assertThat(run.exitCode()).isEqualTo(ExitCodes.UNAVAILABLE);
+    assertThat(run.err().lines()).hasSize(1);
+    assertThat(run.err())
+        .startsWith(
+            "relay: error: cannot connect to any of 127.0.0.1:" + first + ", 127.0.0.1:" + second)
+        .contains("cannot connect to 127.0.0.1:" + first + ": ")
+        .contains("cannot connect to 127.0.0.1:" + second + ": ");
+  }
+
+  @Test
+  void a_repeated_server_option_adds_an_address() throws Exception {
+    int first = closedPort();
+    int second = closedPort();
+
+    Run run = run("--server", "127.0.0.1:" + first, "--server", "127.0.0.1:" + second, "stats");
+
+    assertThat(run.exitCode()).isEqualTo(ExitCodes.UNAVAILABLE);
+    assertThat(run.err())
+        .startsWith(
+            "relay: error: cannot connect to any of 127.0.0.1:" + first + ", 127.0.0.1:" + second);
+  }
+
+  @Test
+  void without_server_option_the_default_address_is_one_address() {
+    CommandLine cmd = RelayCli.commandLine(new ByteArrayInputStream(new byte[0]));
+    cmd.parseArgs("stats");
+
+    assertThat(((RelayCli) cmd.getCommand()).servers)
+        .containsExactly(System.getenv().getOrDefault("RELAY_SERVER", RelayCli.SERVER_DEFAULT));
   }
 
   @Test
