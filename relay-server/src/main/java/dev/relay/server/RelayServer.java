@@ -131,20 +131,10 @@ public final class RelayServer implements AutoCloseable {
     }
   }
 
-  /**
-   * What the dashboard reads besides the store. Access follows HELLO's principals (see {@link
-   * Principals}), with one difference: only the admin token itself earns actions, so a dashboard
-   * without {@code --admin-token-file} is read-only.
-   */
+  /** What the dashboard reads besides the store. */
   private static ServerView dashboardView(ServerContext server) {
     ServerConfig config = server.config();
-    Function<Optional<String>, Access> access =
-        presented -> {
-          if (config.adminToken().isPresent() && config.adminToken().get().admits(presented)) {
-            return Access.ADMIN;
-          }
-          return Principals.decide(config, presented).isPresent() ? Access.VIEWER : Access.NONE;
-        };
+    Function<Optional<String>, Access> access = presented -> dashboardAccess(config, presented);
     List<Setting> settings = new ArrayList<>(Setting.of("", config.limits()));
     settings.addAll(Setting.of("", config.store()));
     settings.addAll(Setting.of("dashboard", config.dashboard().orElseThrow()));
@@ -157,6 +147,19 @@ public final class RelayServer implements AutoCloseable {
         () -> server.counters().connections(),
         access,
         settings);
+  }
+
+  /**
+   * The dashboard access a token earns ({@code presented} empty: no login). It follows HELLO's
+   * principals ({@link Principals}), with one difference: only the admin token itself earns
+   * actions, so a dashboard without {@code --admin-token-file} is read-only even where HELLO would
+   * make every connection admin.
+   */
+  static Access dashboardAccess(ServerConfig config, Optional<String> presented) {
+    if (config.adminToken().isPresent() && config.adminToken().get().admits(presented)) {
+      return Access.ADMIN;
+    }
+    return Principals.decide(config, presented).isPresent() ? Access.VIEWER : Access.NONE;
   }
 
   private static Channel bind(
