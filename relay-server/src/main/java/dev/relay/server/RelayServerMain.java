@@ -101,13 +101,14 @@ public final class RelayServerMain implements Callable<Integer> {
     Thread hook = new Thread(() -> server.shutdown(config.shutdownGrace()), "relay-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
-      options.portFile().ifPresent(file -> writePortFile(file, server.localAddress().getPort()));
       if (options.metricsPortFile != null) {
         writePortFile(options.metricsPortFile, server.metricsAddress().orElseThrow().getPort());
       }
       if (options.dashboardPortFile != null) {
         writePortFile(options.dashboardPortFile, server.dashboardAddress().orElseThrow().getPort());
       }
+      // Last, so a reader that sees the port file sees the others too.
+      options.portFile().ifPresent(file -> writePortFile(file, server.localAddress().getPort()));
     } catch (UncheckedIOException e) {
       err.println("relay-server: " + e.getMessage());
       server.shutdown(config.shutdownGrace());
