@@ -81,7 +81,7 @@ class DashboardIT {
     Files.writeString(workerFile, WORKER_TOKEN + "\n");
     server =
         ServerProcess.start(
-            dir.resolve("server"),
+            Files.createDirectories(dir.resolve("server")),
             "--admin-token-file",
             adminFile.toString(),
             "--auth-token-file",
