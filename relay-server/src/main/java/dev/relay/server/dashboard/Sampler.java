@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Per-queue rates would cost one map per sample; instead two per-queue anchors are kept, the
  * newer replaced every {@link #QUEUE_RATE_WINDOW_MILLIS}, so a queue's rate covers the last one to
- * two minutes and memory stays two maps of at most {@code queuesMax} entries.
+ * two minutes (less in the server's first minute) and memory stays two maps of at most {@code
+ * queuesMax} entries.
  */
 final class Sampler {
   /** The shortest span of a per-queue rate; the longest is twice this. */
@@ -40,7 +41,7 @@ final class Sampler {
       long committedCommands,
       long depth) {}
 
-  /** A queue's event counts per minute, in {@link #QUEUE_EVENTS} order; empty before a window. */
+  /** A queue's event counts per minute, in {@link #QUEUE_EVENTS} order. */
   record QueueRates(double[] perMinute) {}
 
   private final JobStore store;
@@ -116,16 +117,13 @@ final class Sampler {
     return List.copyOf(ring);
   }
 
-  /**
-   * Each queue's rates from the older anchor to now, or an empty map while no anchor is a full
-   * window old.
-   */
+  /** Each queue's rates from the older anchor to now; empty before the first sample. */
   synchronized Map<String, QueueRates> queueRates() {
     long now = clock.millis();
     Map<String, long[]> baseline = anchorOld != null ? anchorOld : anchorNew;
     long since = anchorOld != null ? anchorOldAtMillis : anchorNewAtMillis;
     long elapsed = now - since;
-    if (baseline == null || elapsed < QUEUE_RATE_WINDOW_MILLIS) {
+    if (baseline == null || elapsed <= 0) {
       return Map.of();
     }
     Map<String, QueueRates> rates = new HashMap<>();
