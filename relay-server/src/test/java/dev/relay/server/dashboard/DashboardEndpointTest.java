@@ -12,6 +12,10 @@ import dev.relay.server.store.LeaseRequest;
 import dev.relay.server.store.NewJob;
 import dev.relay.server.store.QueueSnapshot;
 import dev.relay.server.store.StoreConfig;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.pkitesting.CertificateBuilder;
+import io.netty.pkitesting.X509Bundle;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -30,6 +34,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -196,6 +201,46 @@ class DashboardEndpointTest {
         .doesNotContain("Secure");
     assertThat(r.sessionCookie()).hasSizeGreaterThanOrEqualTo(43);
     assertThat(RawHttp.get(address, "/", r.sessionCookie()).status()).isEqualTo(200);
+  }
+
+  @Test
+  void under_tls_the_session_cookie_is_also_secure() throws Exception {
+    X509Bundle cert =
+        new CertificateBuilder()
+            .subject("CN=localhost")
+            .addSanIpAddress("127.0.0.1")
+            .setIsCertificateAuthority(true)
+            .buildSelfSigned();
+    SslContext ssl =
+        SslContextBuilder.forServer(cert.getKeyPair().getPrivate(), cert.getCertificatePath())
+            .build();
+    DashboardConfig config = DashboardConfig.defaults(new InetSocketAddress("127.0.0.1", 0));
+    dashboard =
+        DashboardEndpoint.start(
+            config,
+            new ServerView(
+                store,
+                clock,
+                "test",
+                clock.instant(),
+                () -> 0,
+                DashboardEndpointTest::access,
+                Setting.of("dashboard", config)),
+            ssl);
+    SSLContext client = SSLContext.getInstance("TLS");
+    client.init(null, cert.toTrustManagerFactory().getTrustManagers(), null);
+
+    Response r =
+        RawHttp.send(
+            client.getSocketFactory().createSocket(),
+            dashboard.address(),
+            "POST",
+            "/login",
+            null,
+            "token=" + ADMIN_TOKEN);
+
+    assertThat(r.status()).isEqualTo(303);
+    assertThat(r.header("set-cookie")).contains("; HttpOnly", "; SameSite=Strict", "; Secure");
   }
 
   @Test

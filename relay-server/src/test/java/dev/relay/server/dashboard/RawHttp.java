@@ -47,6 +47,18 @@ final class RawHttp {
   static Response send(
       InetSocketAddress to, String method, String path, String sessionOrNull, String formOrNull)
       throws IOException {
+    return send(new Socket(), to, method, path, sessionOrNull, formOrNull);
+  }
+
+  /** As {@link #send}, over {@code unconnected} (a TLS socket, say). */
+  static Response send(
+      Socket unconnected,
+      InetSocketAddress to,
+      String method,
+      String path,
+      String sessionOrNull,
+      String formOrNull)
+      throws IOException {
     StringBuilder request =
         new StringBuilder(method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n");
     request.append("Connection: close\r\n");
@@ -60,7 +72,7 @@ final class RawHttp {
       request.append("Content-Length: ").append(body.length).append("\r\n");
     }
     request.append("\r\n");
-    try (Socket socket = new Socket()) {
+    try (Socket socket = unconnected) {
       socket.connect(to, TIMEOUT_MILLIS);
       socket.setSoTimeout(TIMEOUT_MILLIS);
       socket.getOutputStream().write(request.toString().getBytes(StandardCharsets.US_ASCII));
