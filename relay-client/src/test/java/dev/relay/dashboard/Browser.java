@@ -75,7 +75,7 @@ final class Browser {
             .build();
     ChromeDriver driver = new ChromeDriver(service, options);
     driver.manage().timeouts().pageLoadTimeout(PAGE_LOAD_TIMEOUT);
-    driver.manage().window().setSize(new Dimension(1280, 900));
+    driver.manage().window().setSize(new Dimension(1280, 1000));
     return driver;
   }
 }
