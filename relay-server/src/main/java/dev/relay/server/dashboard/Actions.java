@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
+import java.util.function.LongFunction;
 
 /**
  * The dashboard's actions, each one or more of the store calls the protocol's admin requests make
@@ -53,7 +54,7 @@ final class Actions {
   }
 
   private static CompletableFuture<Result> job(
-      Call call, java.util.function.LongFunction<CompletableFuture<Outcome>> action) {
+      Call call, LongFunction<CompletableFuture<Outcome>> action) {
     long id = call.number("job", -1, 1);
     if (id < 0) {
       throw new Call.BadRequest("job is required");
@@ -103,10 +104,7 @@ final class Actions {
   }
 
   private static CompletableFuture<Long> apply(
-      List<Long> ids,
-      int from,
-      long done,
-      java.util.function.LongFunction<CompletableFuture<Outcome>> action) {
+      List<Long> ids, int from, long done, LongFunction<CompletableFuture<Outcome>> action) {
     if (from >= ids.size()) {
       return CompletableFuture.completedFuture(done);
     }

@@ -17,7 +17,7 @@ import java.util.Optional;
  *
  * <p>Ids and CSRF tokens are 256 random bits from {@link SecureRandom}. A full table refuses new
  * logins rather than dropping someone else's session; expired sessions are dropped first. Thread
- * safe (the sampler and request handlers share nothing with it, but completions may run anywhere).
+ * safe, though today only the dashboard's one event-loop thread calls it.
  */
 final class Sessions {
   private static final int SECRET_BYTES = 32;
@@ -71,10 +71,6 @@ final class Sessions {
 
   synchronized void remove(String id) {
     byId.remove(id);
-  }
-
-  synchronized int size() {
-    return byId.size();
   }
 
   /** Sessions are kept in login order, and all share one expiry, so the expired ones lead. */
