@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -40,11 +41,15 @@ class SamplerTest {
     now.set(atMillis);
     sampler.sample();
     long deadline = System.nanoTime() + WAIT.toNanos();
-    while (sampler.samples().isEmpty()
-        || sampler.samples().get(sampler.samples().size() - 1).atMillis() != atMillis) {
+    while (!newestAt(sampler, atMillis)) {
       assertThat(System.nanoTime()).as("sample landed within " + WAIT).isLessThan(deadline);
       Thread.onSpinWait();
     }
+  }
+
+  private static boolean newestAt(Sampler sampler, long atMillis) {
+    List<Sampler.Sample> samples = sampler.samples();
+    return !samples.isEmpty() && samples.get(samples.size() - 1).atMillis() == atMillis;
   }
 
   private void enqueue(String queue) {
