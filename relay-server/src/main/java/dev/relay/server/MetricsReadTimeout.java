@@ -12,8 +12,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Closes a metrics connection whose next request has not arrived complete within {@code
- * readTimeout}, counted from the connection's start or from the end of the previous response.
+ * Closes a metrics (or dashboard) connection whose next request has not arrived complete within
+ * {@code readTimeout}, counted from the connection's start or from the end of the previous
+ * response.
  *
  * <p>An idle timer would not do: a slow client sending one header byte per second is never idle,
  * yet holds its connection (and a slot of {@code metricsConnectionsMax}) forever. This timer is
@@ -24,14 +25,15 @@ import org.slf4j.LoggerFactory;
  * written closes the connection, so a peer that never reads cannot make the server buffer answers.
  * Sits between the aggregator (complete requests in) and the request handler (responses out).
  */
-final class MetricsReadTimeout extends ChannelDuplexHandler {
+public final class MetricsReadTimeout extends ChannelDuplexHandler {
   private static final Logger log = LoggerFactory.getLogger(MetricsReadTimeout.class);
 
   private final long timeoutNanos;
   private ScheduledFuture<?> timer;
   private boolean responding;
 
-  MetricsReadTimeout(Duration timeout) {
+  /** Public for the dashboard's listener, which bounds its requests the same way. */
+  public MetricsReadTimeout(Duration timeout) {
     this.timeoutNanos = timeout.toNanos();
   }
 
@@ -49,8 +51,7 @@ final class MetricsReadTimeout extends ChannelDuplexHandler {
     }
     if (responding) {
       ReferenceCountUtil.release(msg);
-      log.debug(
-          "metrics connection {} pipelined a request; closing", ctx.channel().remoteAddress());
+      log.debug("HTTP connection {} pipelined a request; closing", ctx.channel().remoteAddress());
       ctx.close();
       return;
     }
@@ -88,7 +89,7 @@ final class MetricsReadTimeout extends ChannelDuplexHandler {
     timer = null;
     if (ctx.channel().isActive()) {
       log.debug(
-          "metrics connection {} sent no complete request within the read timeout; closing",
+          "HTTP connection {} sent no complete request within the read timeout; closing",
           ctx.channel().remoteAddress());
       ctx.close();
     }

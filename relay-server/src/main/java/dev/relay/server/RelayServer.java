@@ -3,6 +3,10 @@ package dev.relay.server;
 import dev.relay.protocol.Principal;
 import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.Welcome;
+import dev.relay.server.dashboard.Access;
+import dev.relay.server.dashboard.DashboardEndpoint;
+import dev.relay.server.dashboard.ServerView;
+import dev.relay.server.dashboard.Setting;
 import dev.relay.server.store.JobStore;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
@@ -21,9 +25,13 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,6 +57,7 @@ public final class RelayServer implements AutoCloseable {
   private final ChannelGroup channels;
   private final Channel listener;
   private final MetricsEndpoint metrics;
+  private final DashboardEndpoint dashboard;
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final CountDownLatch terminated = new CountDownLatch(1);
 
@@ -58,13 +67,15 @@ public final class RelayServer implements AutoCloseable {
       EventLoopGroup workers,
       ChannelGroup channels,
       Channel listener,
-      MetricsEndpoint metrics) {
+      MetricsEndpoint metrics,
+      DashboardEndpoint dashboard) {
     this.server = server;
     this.acceptors = acceptors;
     this.workers = workers;
     this.channels = channels;
     this.listener = listener;
     this.metrics = metrics;
+    this.dashboard = dashboard;
   }
 
   /**
@@ -88,15 +99,27 @@ public final class RelayServer implements AutoCloseable {
     ChannelGroup channels =
         new DefaultChannelGroup("relay-connections", GlobalEventExecutor.INSTANCE);
     MetricsEndpoint metrics = null;
+    DashboardEndpoint dashboard = null;
     try {
       Channel listener = bind(config, server, ssl, channels, acceptors, workers);
       if (config.metrics().isPresent()) {
         metrics = MetricsEndpoint.start(config.metrics().get(), serverMetrics, server);
       }
-      RelayServer relay = new RelayServer(server, acceptors, workers, channels, listener, metrics);
+      if (config.dashboard().isPresent()) {
+        dashboard = DashboardEndpoint.start(config.dashboard().get(), dashboardView(server), ssl);
+        log.info(
+            "dashboard on {}://{}",
+            ssl == null ? "http" : "https",
+            HostPort.format(dashboard.address()));
+      }
+      RelayServer relay =
+          new RelayServer(server, acceptors, workers, channels, listener, metrics, dashboard);
       StartupSummary.log(config, store, relay.localAddress(), metrics);
       return relay;
     } catch (RuntimeException e) {
+      if (dashboard != null) {
+        dashboard.close();
+      }
       if (metrics != null) {
         metrics.close();
       }
@@ -106,6 +129,37 @@ public final class RelayServer implements AutoCloseable {
       store.close();
       throw e;
     }
+  }
+
+  /** What the dashboard reads besides the store. */
+  private static ServerView dashboardView(ServerContext server) {
+    ServerConfig config = server.config();
+    Function<Optional<String>, Access> access = presented -> dashboardAccess(config, presented);
+    List<Setting> settings = new ArrayList<>(Setting.of("", config.limits()));
+    settings.addAll(Setting.of("", config.store()));
+    settings.addAll(Setting.of("dashboard", config.dashboard().orElseThrow()));
+    config.metrics().ifPresent(m -> settings.addAll(Setting.of("metrics", m)));
+    return new ServerView(
+        server.store(),
+        server.clock(),
+        VERSION,
+        server.clock().instant(),
+        () -> server.counters().connections(),
+        access,
+        settings);
+  }
+
+  /**
+   * The dashboard access a token earns ({@code presented} empty: no login). It follows HELLO's
+   * principals ({@link Principals}), with one difference: only the admin token itself earns
+   * actions, so a dashboard without {@code --admin-token-file} is read-only even where HELLO would
+   * make every connection admin.
+   */
+  static Access dashboardAccess(ServerConfig config, Optional<String> presented) {
+    if (config.adminToken().isPresent() && config.adminToken().get().admits(presented)) {
+      return Access.ADMIN;
+    }
+    return Principals.decide(config, presented).isPresent() ? Access.VIEWER : Access.NONE;
   }
 
   private static Channel bind(
@@ -169,6 +223,11 @@ public final class RelayServer implements AutoCloseable {
     return java.util.Optional.ofNullable(metrics).map(MetricsEndpoint::address);
   }
 
+  /** The dashboard's address, when the dashboard is on. */
+  public java.util.Optional<InetSocketAddress> dashboardAddress() {
+    return java.util.Optional.ofNullable(dashboard).map(DashboardEndpoint::address);
+  }
+
   /** Shuts down within the configured {@code shutdownGrace}. */
   @Override
   public void close() {
@@ -197,6 +256,9 @@ public final class RelayServer implements AutoCloseable {
       channels.close().awaitUninterruptibly(remainingMillis(deadline));
       if (metrics != null) {
         metrics.close();
+      }
+      if (dashboard != null) {
+        dashboard.close();
       }
       long quietMillis = Math.min(100, remainingMillis(deadline));
       acceptors.shutdownGracefully(0, quietMillis, TimeUnit.MILLISECONDS);

@@ -1,6 +1,7 @@
 package dev.relay.server;
 
 import ch.qos.logback.classic.Level;
+import dev.relay.server.dashboard.DashboardConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -100,10 +101,14 @@ public final class RelayServerMain implements Callable<Integer> {
     Thread hook = new Thread(() -> server.shutdown(config.shutdownGrace()), "relay-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
-      options.portFile().ifPresent(file -> writePortFile(file, server.localAddress().getPort()));
       if (options.metricsPortFile != null) {
         writePortFile(options.metricsPortFile, server.metricsAddress().orElseThrow().getPort());
       }
+      if (options.dashboardPortFile != null) {
+        writePortFile(options.dashboardPortFile, server.dashboardAddress().orElseThrow().getPort());
+      }
+      // Last, so a reader that sees the port file sees the others too.
+      options.portFile().ifPresent(file -> writePortFile(file, server.localAddress().getPort()));
     } catch (UncheckedIOException e) {
       err.println("relay-server: " + e.getMessage());
       server.shutdown(config.shutdownGrace());
@@ -146,6 +151,7 @@ public final class RelayServerMain implements Callable<Integer> {
         Optional.ofNullable(options.adminTokenFile).map(AuthToken::readFrom),
         tls,
         metrics(),
+        dashboard(),
         options.shutdownGrace,
         storeOptions.toStoreConfig(options.dataDir));
   }
@@ -184,6 +190,27 @@ public final class RelayServerMain implements Callable<Integer> {
             metrics.token(),
             metrics.connectionsMax(),
             metrics.readTimeout()));
+  }
+
+  /**
+   * The dashboard, or empty without {@code --dashboard-listen}; its limits are checked either way,
+   * as the metrics endpoint's are.
+   */
+  private Optional<DashboardConfig> dashboard() {
+    DashboardConfig dashboard =
+        new DashboardConfig(
+            options.dashboardListen != null ? options.dashboardListen : new InetSocketAddress(0),
+            options.dashboardConnectionsMax,
+            options.dashboardReadTimeout,
+            options.dashboardRequestBytesMax,
+            options.dashboardSessionsMax,
+            options.dashboardSessionExpiry,
+            options.dashboardSamplesMax,
+            options.dashboardSampleInterval);
+    if (options.dashboardPortFile != null && options.dashboardListen == null) {
+      throw new IllegalArgumentException("--dashboard-port-file needs --dashboard-listen");
+    }
+    return options.dashboardListen == null ? Optional.empty() : Optional.of(dashboard);
   }
 
   private static void setLogLevel(String name) {

@@ -1,6 +1,7 @@
 package dev.relay.server;
 
 import dev.relay.protocol.Ranges;
+import dev.relay.server.dashboard.DashboardConfig;
 import dev.relay.server.store.StoreConfig;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -19,6 +20,7 @@ import java.util.Optional;
  *     (then every welcomed connection is admin); must differ from {@code authToken}
  * @param tls certificate and key for TLS, or empty for plain TCP
  * @param metrics the Prometheus endpoint, or empty for none
+ * @param dashboard the web dashboard, or empty for none
  * @param shutdownGrace longest time a shutdown waits for in-flight work
  * @param store the store's configuration, including the data directory
  */
@@ -29,6 +31,7 @@ public record ServerConfig(
     Optional<AuthToken> adminToken,
     Optional<TlsFiles> tls,
     Optional<MetricsConfig> metrics,
+    Optional<DashboardConfig> dashboard,
     Duration shutdownGrace,
     StoreConfig store) {
 
@@ -52,6 +55,7 @@ public record ServerConfig(
     }
     Objects.requireNonNull(tls, "tls");
     Objects.requireNonNull(metrics, "metrics");
+    Objects.requireNonNull(dashboard, "dashboard");
     Objects.requireNonNull(store, "store");
     Ranges.inRange("shutdownGrace", shutdownGrace, SHUTDOWN_GRACE_MIN, SHUTDOWN_GRACE_MAX);
   }
@@ -68,38 +72,71 @@ public record ServerConfig(
         Optional.empty(),
         Optional.empty(),
         Optional.empty(),
+        Optional.empty(),
         SHUTDOWN_GRACE_DEFAULT,
         StoreConfig.defaults(dataDir));
   }
 
   public ServerConfig withListen(InetSocketAddress value) {
     return new ServerConfig(
-        value, limits, authToken, adminToken, tls, metrics, shutdownGrace, store);
+        value, limits, authToken, adminToken, tls, metrics, dashboard, shutdownGrace, store);
   }
 
   public ServerConfig withLimits(ServerLimits value) {
     return new ServerConfig(
-        listen, value, authToken, adminToken, tls, metrics, shutdownGrace, store);
+        listen, value, authToken, adminToken, tls, metrics, dashboard, shutdownGrace, store);
   }
 
   public ServerConfig withAuthToken(AuthToken value) {
     return new ServerConfig(
-        listen, limits, Optional.of(value), adminToken, tls, metrics, shutdownGrace, store);
+        listen,
+        limits,
+        Optional.of(value),
+        adminToken,
+        tls,
+        metrics,
+        dashboard,
+        shutdownGrace,
+        store);
   }
 
   public ServerConfig withAdminToken(AuthToken value) {
     return new ServerConfig(
-        listen, limits, authToken, Optional.of(value), tls, metrics, shutdownGrace, store);
+        listen,
+        limits,
+        authToken,
+        Optional.of(value),
+        tls,
+        metrics,
+        dashboard,
+        shutdownGrace,
+        store);
   }
 
   public ServerConfig withTls(TlsFiles value) {
     return new ServerConfig(
-        listen, limits, authToken, adminToken, Optional.of(value), metrics, shutdownGrace, store);
+        listen,
+        limits,
+        authToken,
+        adminToken,
+        Optional.of(value),
+        metrics,
+        dashboard,
+        shutdownGrace,
+        store);
   }
 
   public ServerConfig withMetrics(MetricsConfig value) {
     return new ServerConfig(
-        listen, limits, authToken, adminToken, tls, Optional.of(value), shutdownGrace, store);
+        listen,
+        limits,
+        authToken,
+        adminToken,
+        tls,
+        Optional.of(value),
+        dashboard,
+        shutdownGrace,
+        store);
   }
 
   /** An open metrics endpoint on {@code value} with the default limits. */
@@ -107,12 +144,26 @@ public record ServerConfig(
     return withMetrics(MetricsConfig.open(value));
   }
 
+  public ServerConfig withDashboard(DashboardConfig value) {
+    return new ServerConfig(
+        listen,
+        limits,
+        authToken,
+        adminToken,
+        tls,
+        metrics,
+        Optional.of(value),
+        shutdownGrace,
+        store);
+  }
+
   public ServerConfig withShutdownGrace(Duration value) {
-    return new ServerConfig(listen, limits, authToken, adminToken, tls, metrics, value, store);
+    return new ServerConfig(
+        listen, limits, authToken, adminToken, tls, metrics, dashboard, value, store);
   }
 
   public ServerConfig withStore(StoreConfig value) {
     return new ServerConfig(
-        listen, limits, authToken, adminToken, tls, metrics, shutdownGrace, value);
+        listen, limits, authToken, adminToken, tls, metrics, dashboard, shutdownGrace, value);
   }
 }

@@ -286,6 +286,93 @@ final class ServerOptions {
   Duration metricsReadTimeout;
 
   @Option(
+      names = "--dashboard-listen",
+      converter = AddressConverter.class,
+      defaultValue = "${env:RELAY_DASHBOARD_LISTEN}",
+      description = {
+        "Address of the web dashboard, host:port (docs/dashboard.md); under TLS when",
+        "--tls-cert is set. Default: none (off). Env: RELAY_DASHBOARD_LISTEN."
+      })
+  InetSocketAddress dashboardListen;
+
+  @Option(
+      names = "--dashboard-port-file",
+      defaultValue = "${env:RELAY_DASHBOARD_PORT_FILE}",
+      description = {
+        "Write the dashboard's bound port to this file once listening (needs",
+        "--dashboard-listen). Default: none. Env: RELAY_DASHBOARD_PORT_FILE."
+      })
+  Path dashboardPortFile;
+
+  @Option(
+      names = "--dashboard-connections-max",
+      defaultValue = "${env:RELAY_DASHBOARD_CONNECTIONS_MAX:-16}",
+      description = {
+        "Open connections to the dashboard; one more is closed at once.",
+        "Range [1, 1024]. Default: ${DEFAULT-VALUE}. Env: RELAY_DASHBOARD_CONNECTIONS_MAX."
+      })
+  int dashboardConnectionsMax;
+
+  @Option(
+      names = "--dashboard-read-timeout",
+      converter = DurationConverter.class,
+      defaultValue = "${env:RELAY_DASHBOARD_READ_TIMEOUT:-30s}",
+      description = {
+        "Time a dashboard request has to arrive complete, from the connection's start or the",
+        "previous response (so also the idle timeout); then the connection is closed.",
+        "Range [100ms, 5m]. Default: ${DEFAULT-VALUE}. Env: RELAY_DASHBOARD_READ_TIMEOUT."
+      })
+  Duration dashboardReadTimeout;
+
+  @Option(
+      names = "--dashboard-request-bytes-max",
+      defaultValue = "${env:RELAY_DASHBOARD_REQUEST_BYTES_MAX:-16384}",
+      description = {
+        "Bytes of one dashboard request body (a form); more gets 413 and a close.",
+        "Range [1024, 1048576]. Default: ${DEFAULT-VALUE}.",
+        "Env: RELAY_DASHBOARD_REQUEST_BYTES_MAX."
+      })
+  int dashboardRequestBytesMax;
+
+  @Option(
+      names = "--dashboard-sessions-max",
+      defaultValue = "${env:RELAY_DASHBOARD_SESSIONS_MAX:-64}",
+      description = {
+        "Logged-in dashboard sessions; a login beyond it gets 503 until one expires.",
+        "Range [1, 10000]. Default: ${DEFAULT-VALUE}. Env: RELAY_DASHBOARD_SESSIONS_MAX."
+      })
+  int dashboardSessionsMax;
+
+  @Option(
+      names = "--dashboard-session-expiry",
+      converter = DurationConverter.class,
+      defaultValue = "${env:RELAY_DASHBOARD_SESSION_EXPIRY:-8h}",
+      description = {
+        "Time from login after which a dashboard session is no longer accepted.",
+        "Range [1m, 7d]. Default: ${DEFAULT-VALUE}. Env: RELAY_DASHBOARD_SESSION_EXPIRY."
+      })
+  Duration dashboardSessionExpiry;
+
+  @Option(
+      names = "--dashboard-samples-max",
+      defaultValue = "${env:RELAY_DASHBOARD_SAMPLES_MAX:-120}",
+      description = {
+        "Samples of the store's counters kept for the dashboard's rates and charts.",
+        "Range [2, 10000]. Default: ${DEFAULT-VALUE}. Env: RELAY_DASHBOARD_SAMPLES_MAX."
+      })
+  int dashboardSamplesMax;
+
+  @Option(
+      names = "--dashboard-sample-interval",
+      converter = DurationConverter.class,
+      defaultValue = "${env:RELAY_DASHBOARD_SAMPLE_INTERVAL:-5s}",
+      description = {
+        "Time between two samples of the store's counters for the dashboard.",
+        "Range [100ms, 5m]. Default: ${DEFAULT-VALUE}. Env: RELAY_DASHBOARD_SAMPLE_INTERVAL."
+      })
+  Duration dashboardSampleInterval;
+
+  @Option(
       names = "--shutdown-grace",
       converter = DurationConverter.class,
       defaultValue = "${env:RELAY_SHUTDOWN_GRACE:-10s}",

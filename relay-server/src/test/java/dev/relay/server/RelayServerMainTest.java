@@ -2,12 +2,14 @@ package dev.relay.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.server.dashboard.DashboardConfig;
 import dev.relay.server.store.StoreConfig;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -114,6 +116,59 @@ class RelayServerMainTest {
         .containsExactly(
             "relay-server: metricsConnectionsMax must be in [1, 1024], was 1025",
             "relay-server: metricsReadTimeout must be in [100ms, 5m], was 50ms");
+  }
+
+  @Test
+  void dashboard_flags_reach_the_dashboard_config() {
+    DashboardConfig dashboard =
+        parse(
+                "--dashboard-listen", "127.0.0.1:9708",
+                "--dashboard-connections-max", "3",
+                "--dashboard-read-timeout", "250ms",
+                "--dashboard-request-bytes-max", "2048",
+                "--dashboard-sessions-max", "5",
+                "--dashboard-session-expiry", "2m",
+                "--dashboard-samples-max", "7",
+                "--dashboard-sample-interval", "2s")
+            .dashboard()
+            .orElseThrow();
+
+    assertThat(dashboard)
+        .isEqualTo(
+            new DashboardConfig(
+                new InetSocketAddress("127.0.0.1", 9708),
+                3,
+                Duration.ofMillis(250),
+                2048,
+                5,
+                Duration.ofMinutes(2),
+                7,
+                Duration.ofSeconds(2)));
+    assertThat(parse().dashboard()).isEmpty();
+    assertThat(parse("--dashboard-listen", "127.0.0.1:9708").dashboard().orElseThrow())
+        .isEqualTo(DashboardConfig.defaults(new InetSocketAddress("127.0.0.1", 9708)));
+  }
+
+  @Test
+  void out_of_range_dashboard_limits_are_rejected_naming_field_range_and_value() {
+    assertThat(run("--dashboard-connections-max", "0", "--data-dir", "unused")).isEqualTo(2);
+    assertThat(run("--dashboard-read-timeout", "6m", "--data-dir", "unused")).isEqualTo(2);
+    assertThat(run("--dashboard-request-bytes-max", "1023", "--data-dir", "unused")).isEqualTo(2);
+    assertThat(run("--dashboard-sessions-max", "10001", "--data-dir", "unused")).isEqualTo(2);
+    assertThat(run("--dashboard-session-expiry", "59s", "--data-dir", "unused")).isEqualTo(2);
+    assertThat(run("--dashboard-samples-max", "1", "--data-dir", "unused")).isEqualTo(2);
+    assertThat(run("--dashboard-sample-interval", "99ms", "--data-dir", "unused")).isEqualTo(2);
+    assertThat(run("--dashboard-port-file", "p", "--data-dir", "unused")).isEqualTo(2);
+    assertThat(err.toString().strip().lines())
+        .containsExactly(
+            "relay-server: dashboardConnectionsMax must be in [1, 1024], was 0",
+            "relay-server: dashboardReadTimeout must be in [100ms, 5m], was 6m",
+            "relay-server: dashboardRequestBytesMax must be in [1024, 1048576], was 1023",
+            "relay-server: dashboardSessionsMax must be in [1, 10000], was 10001",
+            "relay-server: dashboardSessionExpiry must be in [1m, 7d], was 59s",
+            "relay-server: dashboardSamplesMax must be in [2, 10000], was 1",
+            "relay-server: dashboardSampleInterval must be in [100ms, 5m], was 99ms",
+            "relay-server: --dashboard-port-file needs --dashboard-listen");
   }
 
   @Test

@@ -186,6 +186,38 @@ final class AdminCommands {
   }
 
   /**
+   * Deletes one dead job, answering as {@link #deadRequeueJob} does: UNKNOWN_JOB, INVALID_STATE for
+   * a job that is not dead or is dead in another queue than {@code queueOrEmpty}, else OK.
+   */
+  static WriteCommand<Outcome> deadPurgeJob(String queueOrEmpty, long jobId) {
+    return context -> {
+      PreparedStatement read = context.statement(READ_STATE);
+      read.setLong(1, jobId);
+      String queue;
+      try (ResultSet r = read.executeQuery()) {
+        if (!r.next()) {
+          return Outcome.UNKNOWN_JOB;
+        }
+        if (Schema.state(r.getInt(2)) != JobState.DEAD) {
+          return Outcome.INVALID_STATE;
+        }
+        queue = r.getString(1);
+      }
+      if (!queueOrEmpty.isEmpty() && !queueOrEmpty.equals(queue)) {
+        return Outcome.INVALID_STATE;
+      }
+      PreparedStatement delete = context.statement(DELETE_DEAD);
+      delete.setLong(1, jobId);
+      if (!Fenced.apply(delete, jobId, "dead purge")) {
+        return Outcome.INVALID_STATE;
+      }
+      context.moved(queue, JobState.DEAD, null);
+      context.event(queue, StoreCounters.Event.PURGED);
+      return Outcome.OK;
+    };
+  }
+
+  /**
    * Moves dead jobs back to ready, available now, with attempts reset to 0 so they get their full
    * {@code max_attempts} again. Failures, expiries and the last error are kept as history. The
    * depth cap does not apply: this is an operator's decision, not producer traffic.

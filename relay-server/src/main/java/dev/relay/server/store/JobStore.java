@@ -38,6 +38,12 @@ import org.sqlite.SQLiteErrorCode;
 public final class JobStore implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(JobStore.class);
 
+  /** Most dead jobs one {@link #deadGroups} reads. */
+  public static final int DEAD_GROUPS_SCAN_MAX = 10_000;
+
+  /** Most groups one {@link #deadGroups} answers. */
+  public static final int DEAD_GROUPS_MAX = 200;
+
   private final StoreConfig config;
   private final StoreParts parts;
   private final Writer writer;
@@ -205,6 +211,21 @@ public final class JobStore implements AutoCloseable {
         : writer.submit(AdminCommands.deadPurge(queue, olderThan.toMillis(), limit));
   }
 
+  /**
+   * Deletes one dead job, payload and all: OK, UNKNOWN_JOB when no job has this id, INVALID_STATE
+   * when it is not dead or is dead in another queue than {@code queueOrEmpty} (when that is not
+   * empty), as {@link #deadRequeueJob} answers.
+   */
+  public CompletableFuture<Outcome> deadPurgeJob(String queueOrEmpty, long jobId) {
+    StoreException refusal = checkRequeueQueue(queueOrEmpty);
+    if (refusal == null && jobId < 1) {
+      refusal = Requests.invalid("job id must be at least 1, was " + jobId);
+    }
+    return refusal != null
+        ? CompletableFuture.failedFuture(refusal)
+        : writer.submit(AdminCommands.deadPurgeJob(queueOrEmpty, jobId));
+  }
+
   private static StoreException checkRequeueQueue(String queue) {
     return queue == null || (!queue.isEmpty() && Requests.checkQueue(queue) != null)
         ? Requests.invalid("queue must be empty or a name")
@@ -282,6 +303,15 @@ public final class JobStore implements AutoCloseable {
     return refusal != null
         ? CompletableFuture.failedFuture(refusal)
         : reads.submit(c -> Reads.deadList(c, queueOrEmpty, afterJobId, limit));
+  }
+
+  /**
+   * Dead jobs of every queue grouped by queue, dead reason and first error line (see {@link
+   * DeadGroup}), over the {@link #DEAD_GROUPS_SCAN_MAX} lowest-id dead jobs, largest groups first,
+   * read on a read-only connection.
+   */
+  public CompletableFuture<DeadGroups> deadGroups() {
+    return reads.submit(c -> Reads.deadGroups(c, DEAD_GROUPS_SCAN_MAX, DEAD_GROUPS_MAX));
   }
 
   /** Per-queue counts and store totals; counts come from memory, never from a table scan. */

@@ -12,7 +12,10 @@ import java.sql.Statement;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -36,6 +39,14 @@ final class Reads {
           + " AND queue = ? AND id > ? ORDER BY id LIMIT ?";
   private static final String DEAD_ANY =
       VIEW_COLUMNS + " WHERE state = " + Schema.DEAD + " AND id > ? ORDER BY id LIMIT ?";
+  // Through jobs_dead_all (id): the scan reads the lowest ids and stops at its cap. Only the start
+  // of the last error is read; a group is keyed by its first line.
+  static final String DEAD_SCAN =
+      "SELECT id, queue, dead_reason, substr(last_error, 1, "
+          + (DeadGroup.ERROR_LINE_CHARS_MAX + 1)
+          + ") FROM jobs INDEXED BY jobs_dead_all WHERE state = "
+          + Schema.DEAD
+          + " ORDER BY id LIMIT ?";
 
   /**
    * Every queue with its paused flag, its scheduled (ready, due later) count and its oldest due
@@ -165,6 +176,41 @@ final class Reads {
     }
     long next = jobs.size() == limit ? jobs.get(jobs.size() - 1).id() : 0;
     return new DeadPage(jobs, next);
+  }
+
+  /**
+   * Groups the {@code scanMax} lowest-id dead jobs by queue, dead reason and first error line, and
+   * keeps the {@code groupsMax} largest. The cost is bounded by {@code scanMax} index rows, however
+   * many jobs are dead; {@link DeadGroups#complete()} says whether that saw them all.
+   */
+  static DeadGroups deadGroups(Connection c, int scanMax, int groupsMax) throws SQLException {
+    Map<List<String>, long[]> byKey = new LinkedHashMap<>();
+    long scanned = 0;
+    try (PreparedStatement s = c.prepareStatement(DEAD_SCAN)) {
+      s.setInt(1, scanMax);
+      try (ResultSet r = s.executeQuery()) {
+        while (r.next()) {
+          scanned++;
+          String reason = r.getString(3);
+          List<String> key =
+              List.of(
+                  r.getString(2),
+                  reason == null ? "" : reason,
+                  DeadGroup.errorLine(r.getString(4)));
+          long[] group = byKey.computeIfAbsent(key, k -> new long[] {0, Long.MAX_VALUE});
+          group[0]++;
+          group[1] = Math.min(group[1], r.getLong(1));
+        }
+      }
+    }
+    List<DeadGroup> groups = new ArrayList<>();
+    byKey.forEach((k, v) -> groups.add(new DeadGroup(k.get(0), k.get(1), k.get(2), v[0], v[1])));
+    groups.sort(
+        Comparator.comparingLong(DeadGroup::count)
+            .reversed()
+            .thenComparingLong(DeadGroup::firstJobId));
+    boolean complete = scanned < scanMax && groups.size() <= groupsMax;
+    return new DeadGroups(groups.subList(0, Math.min(groupsMax, groups.size())), scanned, complete);
   }
 
   /**
