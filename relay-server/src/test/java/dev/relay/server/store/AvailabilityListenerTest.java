@@ -23,7 +23,7 @@ class AvailabilityListenerTest {
   final TestClock clock = new TestClock();
   final List<Set<String>> heard = new CopyOnWriteArrayList<>();
   final List<String> threads = new CopyOnWriteArrayList<>();
-  JobStore store;
+  SqliteStore store;
 
   @BeforeEach
   void open() {

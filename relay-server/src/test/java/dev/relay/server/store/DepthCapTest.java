@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DepthCapTest {
   @TempDir Path dir;
   final TestClock clock = new TestClock();
-  JobStore store;
+  SqliteStore store;
 
   @AfterEach
   void close() {

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ExpiryTest {
   @TempDir Path dir;
   final TestClock clock = new TestClock();
-  JobStore store;
+  SqliteStore store;
 
   @BeforeEach
   void open() {
