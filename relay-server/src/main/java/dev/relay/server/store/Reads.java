@@ -20,7 +20,7 @@ import java.util.Optional;
  * ReadPool} connections. Multi-statement reads run in one read transaction, so they see one
  * snapshot.
  */
-final class Reads {
+public final class Reads {
   private static final String VIEW_COLUMNS =
       "SELECT id, queue, state, priority, attempts, max_attempts, fencing_number, expiries, failures,"
           + " enqueued_at_ms, available_at_ms, lease_expires_at_ms, finished_at_ms, payload_bytes,"
@@ -54,7 +54,7 @@ final class Reads {
     this.counts = counts;
   }
 
-  static Optional<JobView> inspect(Connection c, long jobId) throws SQLException {
+  public static Optional<JobView> inspect(Connection c, long jobId) throws SQLException {
     try (PreparedStatement s = c.prepareStatement(INSPECT)) {
       s.setLong(1, jobId);
       try (ResultSet r = s.executeQuery()) {
@@ -132,7 +132,7 @@ final class Reads {
         + " LIMIT ?4";
   }
 
-  static Optional<PayloadStart> payloadStart(Connection c, long jobId, int bytesMax)
+  public static Optional<PayloadStart> payloadStart(Connection c, long jobId, int bytesMax)
       throws SQLException {
     try (PreparedStatement s = c.prepareStatement(PAYLOAD_START)) {
       s.setInt(1, bytesMax);
@@ -147,7 +147,7 @@ final class Reads {
     }
   }
 
-  static DeadPage deadList(Connection c, String queue, long afterJobId, int limit)
+  public static DeadPage deadList(Connection c, String queue, long afterJobId, int limit)
       throws SQLException {
     List<JobView> jobs = new ArrayList<>();
     try (PreparedStatement s = c.prepareStatement(queue.isEmpty() ? DEAD_ANY : DEAD_IN_QUEUE)) {
@@ -274,7 +274,8 @@ final class Reads {
     }
   }
 
-  private static JobView view(ResultSet r) throws SQLException {
+  /** One job from a row of the columns inspect reads, in their order. */
+  public static JobView view(ResultSet r) throws SQLException {
     return new JobView(
         r.getLong(1),
         r.getString(2),

@@ -44,7 +44,7 @@ public final class StoreCounters {
   }
 
   /** Adds one committed batch's events, indexed by {@link Event#ordinal()}, per queue. */
-  void add(Map<String, long[]> deltasByQueue) {
+  public void add(Map<String, long[]> deltasByQueue) {
     deltasByQueue.forEach(
         (queue, deltas) -> {
           LongAdder[] queueEvents = byQueue.computeIfAbsent(queue, q -> newAdders());
@@ -72,7 +72,7 @@ public final class StoreCounters {
     return counts;
   }
 
-  void committed(int commands) {
+  public void committed(int commands) {
     commits.increment();
     committedCommands.add(commands);
   }
