@@ -58,7 +58,7 @@ public final class StoreCounters {
   }
 
   /** Drops the per-queue counts of a queue that holds no jobs any more. */
-  void forget(String queue) {
+  public void forget(String queue) {
     byQueue.remove(queue);
   }
 

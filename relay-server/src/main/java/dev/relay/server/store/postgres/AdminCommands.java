@@ -64,9 +64,9 @@ final class AdminCommands {
       PURGE.formatted(PostgresSchema.DONE + ", " + PostgresSchema.CANCELLED);
   private static final String PURGE_DEAD = PURGE.formatted(PostgresSchema.DEAD);
   private static final String DROP_EMPTY =
-      "DELETE FROM queues q WHERE name IN (SELECT name FROM queues WHERE NOT paused"
+      "DELETE FROM queues WHERE name IN (SELECT name FROM queues WHERE NOT paused"
           + " AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.queue = queues.name)"
-          + " LIMIT ? FOR UPDATE SKIP LOCKED)";
+          + " LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING name";
 
   private AdminCommands() {}
 
@@ -146,6 +146,7 @@ final class AdminCommands {
       s.setString(1, queue);
       int deleted = s.executeUpdate();
       Queues.delete(tx, queue);
+      tx.emptied(queue);
       return new QueueDeletion(Outcome.OK, 0, 0, 0, deleted);
     };
   }
@@ -233,7 +234,11 @@ final class AdminCommands {
       }
       PreparedStatement drop = tx.statement(DROP_EMPTY);
       drop.setInt(1, config.purgeBatchMax());
-      drop.executeUpdate();
+      try (ResultSet r = drop.executeQuery()) {
+        while (r.next()) {
+          tx.emptied(r.getString(1));
+        }
+      }
       return purged;
     };
   }

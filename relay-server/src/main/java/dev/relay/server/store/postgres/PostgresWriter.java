@@ -241,12 +241,17 @@ final class PostgresWriter {
     Transaction.Effects effects = tx.batch;
     counters.add(effects.events);
     counters.committed(succeeded);
+    effects.emptied.forEach(counters::forget);
+    Set<String> emptied = Set.copyOf(effects.emptied);
     Set<String> available = Set.copyOf(effects.available);
     Map<String, Long> scheduled = Map.copyOf(effects.scheduled);
     try {
       observer.committed(batch.size(), commitNanos);
       effects.waits.forEach(w -> observer.jobWaited(w.getKey(), w.getValue()));
       effects.runs.forEach(r -> observer.jobRan(r.getKey(), r.getValue()));
+      if (!emptied.isEmpty()) {
+        observer.queuesEmptied(emptied);
+      }
     } catch (RuntimeException e) {
       log.warn("commit observer failed", e);
     }

@@ -49,6 +49,7 @@ final class Transaction {
     final Map<String, long[]> events = new HashMap<>();
     final List<Map.Entry<String, Long>> waits = new ArrayList<>();
     final List<Map.Entry<String, Long>> runs = new ArrayList<>();
+    final Set<String> emptied = new HashSet<>();
 
     void addAll(Effects other) {
       available.addAll(other.available);
@@ -63,6 +64,7 @@ final class Transaction {
           });
       waits.addAll(other.waits);
       runs.addAll(other.runs);
+      emptied.addAll(other.emptied);
     }
 
     void clear() {
@@ -71,6 +73,7 @@ final class Transaction {
       events.clear();
       waits.clear();
       runs.clear();
+      emptied.clear();
     }
   }
 
@@ -126,6 +129,11 @@ final class Transaction {
 
   void ran(String queue, long millis) {
     command.runs.add(Map.entry(queue, millis));
+  }
+
+  /** The queue's row was deleted: it holds no job any more. */
+  void emptied(String queue) {
+    command.emptied.add(queue);
   }
 
   void commandStarted() {
