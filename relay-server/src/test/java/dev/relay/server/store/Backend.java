@@ -37,6 +37,11 @@ enum Backend {
   /** A store with {@code config}'s limits; SQLite keeps its file in {@code config.dataDir()}. */
   abstract JobStore open(StoreConfig config, TestClock clock);
 
+  /** The name of the thread that runs commits and calls the availability listener. */
+  String writerThreadName() {
+    return this == SQLITE ? Writer.THREAD_NAME : PostgresStore.WRITER_THREAD_NAME;
+  }
+
   /** Skips the calling test on other backends: it checks something only SQLite has. */
   void onlySqlite(String what) {
     Assumptions.assumeTrue(this == SQLITE, () -> "SQLite only: " + what);

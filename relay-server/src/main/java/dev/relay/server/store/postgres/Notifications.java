@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * Hears every node's commits: one connection that LISTENs on {@link PostgresWriter#CHANNEL} and
  * passes each NOTIFY to the availability listener, so a long-poll parked on this node wakes when a
  * job becomes available through any node. After a lost connection it reconnects and tells the
- * listener about every queue with ready jobs, since notifications sent meanwhile were lost.
+ * listener about every queue with ready jobs, since notifications sent meanwhile were lost. This
+ * node's own NOTIFYs are skipped: its writer has told the listener already.
  */
 final class Notifications implements AutoCloseable {
   static final String THREAD_NAME = "relay-pg-listener";
@@ -84,6 +85,9 @@ final class Notifications implements AutoCloseable {
     Set<String> available = new HashSet<>();
     Map<String, Long> scheduled = new HashMap<>();
     for (PGNotification n : batch) {
+      if (n.getPID() == store.writerBackendPid()) {
+        continue; // this node's own commit: its writer told the listener already
+      }
       String payload = n.getParameter();
       int space = payload.indexOf(' ');
       if (space < 1) {

@@ -68,6 +68,9 @@ import org.slf4j.LoggerFactory;
 public final class PostgresStore implements JobStore {
   private static final Logger log = LoggerFactory.getLogger(PostgresStore.class);
 
+  /** The writer thread's name; it also calls the availability listener after each commit. */
+  public static final String WRITER_THREAD_NAME = PostgresWriter.THREAD_NAME;
+
   /** How long reads still running at close may take. */
   static final long CLOSE_WAIT_SECONDS = 5;
 
@@ -419,6 +422,10 @@ public final class PostgresStore implements JobStore {
     } catch (SQLException e) {
       log.warn("could not read the queues with ready jobs: {}", e.toString());
     }
+  }
+
+  int writerBackendPid() {
+    return writer.backendPid();
   }
 
   @Override

@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.postgresql.PGConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,6 +65,9 @@ final class PostgresWriter {
   private volatile CommitObserver observer = CommitObserver.NONE;
   private volatile AvailabilityListener availabilityListener = queues -> {};
   private Connection connection;
+
+  /** The server process of the write connection, so this node skips its own NOTIFYs. */
+  private volatile int backendPid;
 
   PostgresWriter(
       StoreConfig config, Connections connections, Transaction tx, StoreCounters counters) {
@@ -127,6 +131,11 @@ final class PostgresWriter {
     }
   }
 
+  /** The process id PostgreSQL gives the write connection (0 before the first connection). */
+  int backendPid() {
+    return backendPid;
+  }
+
   int depth() {
     return queue.size();
   }
@@ -176,6 +185,7 @@ final class PostgresWriter {
       if (connection == null) {
         connection = connections.open();
         tx.useConnection(connection);
+        backendPid = connection.unwrap(PGConnection.class).getBackendPID();
       }
       for (Task<?> task : batch) {
         succeeded += runInSavepoint(task) ? 1 : 0;
