@@ -4,7 +4,6 @@ import dev.relay.protocol.Principal;
 import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.Welcome;
 import dev.relay.server.store.JobStore;
-import dev.relay.server.store.SqliteStore;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
@@ -76,7 +75,7 @@ public final class RelayServer implements AutoCloseable {
   public static RelayServer start(ServerConfig config, InstantSource clock) {
     SslContext ssl = config.tls().map(TlsFiles::serverContext).orElse(null);
     ServerMetrics serverMetrics = new ServerMetrics();
-    JobStore store = SqliteStore.open(config.store(), clock);
+    JobStore store = JobStore.open(config.store(), clock);
     store.setCommitObserver(serverMetrics.commitObserver());
     ServerContext server = new ServerContext(config, store, clock);
     store.setAvailabilityListener(server.longPolls());

@@ -5,8 +5,10 @@ import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.ListOrder;
 import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.StateFilter;
+import dev.relay.server.store.postgres.PostgresStore;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -25,6 +27,17 @@ import java.util.concurrent.CompletableFuture;
  * failed with {@link StoreException}, whose code says whether a retry can help.
  */
 public interface JobStore extends AutoCloseable {
+  /**
+   * Opens the store {@code config} names: the PostgreSQL database of {@link StoreConfig#postgres}
+   * when set, else the SQLite file in {@link StoreConfig#dataDir}. Throws {@link
+   * StoreOpenException} when it must not start.
+   */
+  static JobStore open(StoreConfig config, InstantSource clock) {
+    return config.postgres().isPresent()
+        ? PostgresStore.open(config, config.postgres().get(), clock)
+        : SqliteStore.open(config, clock);
+  }
+
   /** Enqueues one job; see {@link NewJob} for the fields. */
   CompletableFuture<EnqueueResult> enqueue(NewJob job);
 
