@@ -4,6 +4,8 @@ import dev.relay.server.store.postgres.PostgresConfig;
 import dev.relay.server.store.postgres.PostgresStore;
 import dev.relay.server.store.postgres.TestPostgres;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,6 +38,11 @@ enum Backend {
 
   /** A store with {@code config}'s limits; SQLite keeps its file in {@code config.dataDir()}. */
   abstract JobStore open(StoreConfig config, TestClock clock);
+
+  /** A plain JDBC connection to the database of {@code dir}'s store, to look at or damage rows. */
+  Connection connect(Path dir) throws SQLException {
+    return this == SQLITE ? TestStores.connect(dir) : DATABASES.get(dir).connect();
+  }
 
   /** The name of the thread that runs commits and calls the availability listener. */
   String writerThreadName() {
