@@ -424,6 +424,11 @@ public final class PostgresStore implements JobStore {
     }
   }
 
+  /** Test seam: runs any command on the writer, inside a batch like every other command. */
+  <T> CompletableFuture<T> submitWrite(PostgresCommand<T> command) {
+    return writer.submit(command);
+  }
+
   int writerBackendPid() {
     return writer.backendPid();
   }
