@@ -38,6 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * other sees and can finish, and neither trusts a copy of the database of its own.
  */
 class TwoNodesTest {
+  static final int DEPTH_MAX = 20;
+
   @TempDir Path dir;
   final TestClock clock = new TestClock();
   TestPostgres.Database db;
@@ -52,11 +54,12 @@ class TwoNodesTest {
   }
 
   private JobStore node() {
+    return node(TestStores.config(dir).build());
+  }
+
+  private JobStore node(StoreConfig config) {
     return PostgresStore.open(
-        TestStores.config(dir).build(),
-        PostgresConfig.of(db.url(), TestPostgres.USER),
-        clock,
-        new SplittableRandom(42));
+        config, PostgresConfig.of(db.url(), TestPostgres.USER), clock, new SplittableRandom(42));
   }
 
   @AfterEach
@@ -161,6 +164,36 @@ class TwoNodesTest {
     enqueue(a, "wake", "x");
     assertThat(heard.await(TestStores.WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
     assertThat(queues.get(0)).containsExactly("wake");
+  }
+
+  @Test
+  void enqueues_to_two_queues_in_opposite_orders_through_two_nodes_never_deadlock_or_pass_the_cap()
+      throws Exception {
+    a.close();
+    b.close();
+    a = node(TestStores.config(dir).queueDepthMax(DEPTH_MAX).build());
+    b = node(TestStores.config(dir).queueDepthMax(DEPTH_MAX).build());
+    List<CompletableFuture<List<dev.relay.protocol.EnqueueResult>>> sent = new ArrayList<>();
+    for (int i = 0; i < DEPTH_MAX; i++) {
+      sent.add(
+          a.enqueueBatch(List.of(NewJob.of("q1", bytes("a"), 0), NewJob.of("q2", bytes("a"), 0))));
+      sent.add(
+          b.enqueueBatch(List.of(NewJob.of("q2", bytes("b"), 0), NewJob.of("q1", bytes("b"), 0))));
+    }
+    int accepted = 0;
+    for (CompletableFuture<List<dev.relay.protocol.EnqueueResult>> f : sent) {
+      try {
+        f.get(TestStores.WAIT_SECONDS, TimeUnit.SECONDS);
+        accepted++;
+      } catch (java.util.concurrent.ExecutionException e) {
+        assertThat(((StoreException) e.getCause()).code()).isEqualTo(StoreError.QUEUE_FULL);
+      }
+    }
+    assertThat(accepted).isEqualTo(DEPTH_MAX);
+    StoreStats stats = join(a.stats());
+    assertThat(stats.queues())
+        .extracting(QueueSnapshot::ready)
+        .containsExactly((long) DEPTH_MAX, (long) DEPTH_MAX);
   }
 
   @Test

@@ -45,6 +45,11 @@ final class EnqueueCommand implements PostgresCommand<List<EnqueueResult>> {
   }
 
   @Override
+  public List<String> queuesLocked() {
+    return jobs.stream().map(NewJob::queue).distinct().toList();
+  }
+
+  @Override
   public List<EnqueueResult> execute(Transaction tx) throws SQLException {
     List<EnqueueResult> results = new ArrayList<>(jobs.size());
     for (NewJob job : jobs) {

@@ -91,9 +91,14 @@ final class Notifications implements AutoCloseable {
       String payload = n.getParameter();
       int space = payload.indexOf(' ');
       if (space < 1) {
-        continue;
+        continue; // not a Relay node's NOTIFY
       }
-      long at = Long.parseLong(payload.substring(0, space));
+      long at;
+      try {
+        at = Long.parseLong(payload.substring(0, space));
+      } catch (NumberFormatException e) {
+        continue; // not a Relay node's NOTIFY
+      }
       String queue = payload.substring(space + 1);
       if (at == 0) {
         available.add(queue);

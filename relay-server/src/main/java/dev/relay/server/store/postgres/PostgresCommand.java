@@ -1,6 +1,7 @@
 package dev.relay.server.store.postgres;
 
 import java.sql.SQLException;
+import java.util.List;
 
 /**
  * One unit of work for the PostgreSQL writer, run in its own savepoint of the batch's transaction.
@@ -10,4 +11,13 @@ import java.sql.SQLException;
 @FunctionalInterface
 interface PostgresCommand<T> {
   T execute(Transaction tx) throws SQLException;
+
+  /**
+   * The queues whose rows this command will lock; the writer locks them for the whole batch, in
+   * name order, before any command runs, so two nodes' batches never wait for each other's queue
+   * rows in opposite orders (a deadlock PostgreSQL would break by failing one batch).
+   */
+  default List<String> queuesLocked() {
+    return List.of();
+  }
 }

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -187,6 +188,7 @@ final class PostgresWriter {
         tx.useConnection(connection);
         backendPid = connection.unwrap(PGConnection.class).getBackendPID();
       }
+      lockQueues(batch);
       for (Task<?> task : batch) {
         succeeded += runInSavepoint(task) ? 1 : 0;
       }
@@ -207,6 +209,17 @@ final class PostgresWriter {
     }
     publish(batch, succeeded, System.nanoTime() - start);
     return true;
+  }
+
+  /** Locks every queue row the batch's commands will lock, in name order (see queuesLocked). */
+  private void lockQueues(List<Task<?>> batch) throws SQLException {
+    Set<String> queues = new TreeSet<>();
+    for (Task<?> task : batch) {
+      queues.addAll(task.command.queuesLocked());
+    }
+    if (!queues.isEmpty()) {
+      Queues.lockInOrder(tx, queues);
+    }
   }
 
   private <T> boolean runInSavepoint(Task<T> task) throws SQLException {

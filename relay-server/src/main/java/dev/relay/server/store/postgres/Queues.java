@@ -1,5 +1,6 @@
 package dev.relay.server.store.postgres;
 
+import dev.relay.server.store.Invariants;
 import dev.relay.server.store.StoreError;
 import dev.relay.server.store.StoreException;
 import java.sql.PreparedStatement;
@@ -7,6 +8,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The {@code queues} table, read from the database every time: another node may have created,
@@ -22,6 +24,18 @@ final class Queues {
   private static final String PAUSED_OF = "SELECT name FROM queues WHERE paused AND name = ANY (?)";
   private static final String DELETE = "DELETE FROM queues WHERE name = ?";
 
+  /**
+   * Held (until COMMIT) by the one transaction that may create queues right now: two nodes creating
+   * the same new queues in opposite orders would otherwise wait for each other's uncommitted rows.
+   * "RLAYQUES".
+   */
+  private static final String CREATION_LOCK =
+      "SELECT pg_advisory_xact_lock(" + 0x524c4159_51554553L + ")";
+
+  private static final String COUNT_OF = "SELECT count(*) FROM queues WHERE name = ANY (?)";
+  private static final String LOCK_ALL =
+      "SELECT name FROM queues WHERE name = ANY (?) ORDER BY name FOR UPDATE";
+
   private Queues() {}
 
   /**
@@ -30,6 +44,11 @@ final class Queues {
    */
   static boolean ensureLocked(Transaction tx, String queue) throws SQLException {
     Boolean paused = read(tx, LOCK, queue);
+    if (paused != null) {
+      return paused;
+    }
+    tx.statement(CREATION_LOCK).executeQuery().close();
+    paused = read(tx, LOCK, queue); // created and committed by another node while we waited
     if (paused != null) {
       return paused;
     }
@@ -55,9 +74,30 @@ final class Queues {
     PreparedStatement insert = tx.statement(INSERT);
     insert.setString(1, queue);
     insert.setBoolean(2, false);
-    insert.executeUpdate();
-    // Either ours or another node's row, now locked by us.
-    return Boolean.TRUE.equals(read(tx, LOCK, queue));
+    Invariants.check(
+        insert.executeUpdate() == 1, "queue %s appeared under the creation lock", queue);
+    return false;
+  }
+
+  /**
+   * Locks the rows of {@code queues} in name order, until COMMIT; when some do not exist yet, takes
+   * the creation lock first. So every transaction takes queue locks in one order: the creation
+   * lock, then rows by name; rows created later in the batch can be waited for only by another
+   * creator, which waits on the creation lock first.
+   */
+  static void lockInOrder(Transaction tx, Set<String> queues) throws SQLException {
+    java.sql.Array names = tx.connection().createArrayOf("text", queues.toArray());
+    PreparedStatement count = tx.statement(COUNT_OF);
+    count.setArray(1, names);
+    try (ResultSet r = count.executeQuery()) {
+      r.next();
+      if (r.getLong(1) < queues.size()) {
+        tx.statement(CREATION_LOCK).executeQuery().close();
+      }
+    }
+    PreparedStatement lock = tx.statement(LOCK_ALL);
+    lock.setArray(1, names);
+    lock.executeQuery().close();
   }
 
   /** The paused flag, or {@code null} when the queue has no row. */
