@@ -19,6 +19,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -194,6 +195,26 @@ class TwoNodesTest {
     assertThat(stats.queues())
         .extracting(QueueSnapshot::ready)
         .containsExactly((long) DEPTH_MAX, (long) DEPTH_MAX);
+  }
+
+  @Test
+  void a_delayed_enqueue_through_one_node_tells_the_other_when_the_job_becomes_available()
+      throws Exception {
+    CompletableFuture<Map<String, Long>> scheduled = new CompletableFuture<>();
+    b.setAvailabilityListener(
+        new AvailabilityListener() {
+          @Override
+          public void available(Set<String> queues) {}
+
+          @Override
+          public void scheduled(Map<String, Long> earliestMillisByQueue) {
+            scheduled.complete(earliestMillisByQueue);
+          }
+        });
+    java.time.Instant at = clock.instant().plusSeconds(30);
+    join(a.enqueue(new NewJob("later", bytes("x"), 0, at, 0, null)));
+    assertThat(scheduled.get(TestStores.WAIT_SECONDS, TimeUnit.SECONDS))
+        .containsExactly(Map.entry("later", at.toEpochMilli()));
   }
 
   @Test
