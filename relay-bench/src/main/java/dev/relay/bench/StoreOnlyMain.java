@@ -3,6 +3,7 @@ package dev.relay.bench;
 import dev.relay.server.store.CommitMode;
 import dev.relay.server.store.JobStore;
 import dev.relay.server.store.NewJob;
+import dev.relay.server.store.SqliteStore;
 import dev.relay.server.store.StoreConfig;
 import dev.relay.server.store.StoreCounters;
 import java.io.BufferedReader;
@@ -38,7 +39,7 @@ final class StoreOnlyMain {
     StoreConfig config =
         StoreConfig.builder(Path.of(args[0])).commitMode(CommitMode.valueOf(args[1])).build();
     PrintStream out = System.out;
-    try (JobStore store = JobStore.open(config, Clock.systemUTC());
+    try (JobStore store = SqliteStore.open(config, Clock.systemUTC());
         BufferedReader in =
             new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
       for (String line = in.readLine(); line != null; line = in.readLine()) {

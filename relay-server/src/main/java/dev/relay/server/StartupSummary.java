@@ -48,7 +48,7 @@ final class StartupSummary {
                 + HostPort.format(metrics.address())
                 + config.metrics().map(m -> m.token().isPresent() ? " with token" : "").orElse("")
       },
-      {"database", config.store().databaseFile().toAbsolutePath().normalize()},
+      {"database", database(config)},
       {"jobs", recovery.jobsByState()},
       {"leasesMadeReady", recovery.leasesRequeued()},
       {"leasesDead", recovery.leasesDead()},
@@ -119,5 +119,14 @@ final class StartupSummary {
             + HostPort.format(bound)
             + " without --auth-token-file: any host that can reach it can enqueue, lease and run"
             + " admin operations");
+  }
+
+  /** The SQLite file, or the PostgreSQL URL without its parameters (which may hold secrets). */
+  private static Object database(ServerConfig config) {
+    return config
+        .store()
+        .postgres()
+        .<Object>map(p -> p.url().replaceFirst("\\?.*$", ""))
+        .orElse(config.store().databaseFile().toAbsolutePath().normalize());
   }
 }

@@ -4,17 +4,20 @@ import dev.relay.server.OptionConverters.DurationConverter;
 import dev.relay.server.store.CommitMode;
 import dev.relay.server.store.MacosFsync;
 import dev.relay.server.store.StoreConfig;
+import dev.relay.server.store.postgres.PostgresConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
 /**
  * The command-line flags that configure the store: commit mode, writer queue, attempts, lease
- * bounds, backoff, retention, depth caps, the database's page cap and backups. Ranges are checked
- * by {@link StoreConfig}.
+ * bounds, backoff, retention, depth caps, the database's page cap, backups, and the backend (SQLite
+ * or a PostgreSQL database with its connection settings). Ranges are checked by {@link
+ * StoreConfig}.
  */
 final class StoreOptions {
   @Option(
@@ -202,10 +205,93 @@ final class StoreOptions {
       })
   int backupKeep;
 
+  @Option(
+      names = "--store",
+      converter = StoreKindConverter.class,
+      defaultValue = "${env:RELAY_STORE:-sqlite}",
+      description = {
+        "sqlite: one file in --data-dir, one server; postgres: a PostgreSQL database"
+            + " (--postgres-url) that several servers share.",
+        "Default: ${DEFAULT-VALUE}. Env: RELAY_STORE."
+      })
+  StoreKind store;
+
+  @Option(
+      names = "--postgres-url",
+      defaultValue = "${env:RELAY_POSTGRES_URL}",
+      description = {
+        "The database of --store postgres, as jdbc:postgresql://host[:port]/database"
+            + " (pgjdbc's URL parameters, such as sslmode, may follow).",
+        "Default: none. Env: RELAY_POSTGRES_URL."
+      })
+  String postgresUrl;
+
+  @Option(
+      names = "--postgres-user",
+      defaultValue = "${env:RELAY_POSTGRES_USER:-relay}",
+      description = {
+        "The role to log in as.",
+        "Default: ${DEFAULT-VALUE}. Env: RELAY_POSTGRES_USER."
+      })
+  String postgresUser;
+
+  @Option(
+      names = "--postgres-password-file",
+      defaultValue = "${env:RELAY_POSTGRES_PASSWORD_FILE}",
+      description = {
+        "A file holding the role's password (never the password itself on the command line).",
+        "Default: none (trust or ~/.pgpass). Env: RELAY_POSTGRES_PASSWORD_FILE."
+      })
+  Path postgresPasswordFile;
+
+  @Option(
+      names = "--postgres-pool-size",
+      defaultValue = "${env:RELAY_POSTGRES_POOL_SIZE:-4}",
+      description = {
+        "Connections of the read pool (the writer and the listener hold one more each).",
+        "Range [1, 64]. Default: ${DEFAULT-VALUE}. Env: RELAY_POSTGRES_POOL_SIZE."
+      })
+  int postgresPoolSize;
+
+  @Option(
+      names = "--postgres-connect-timeout",
+      converter = DurationConverter.class,
+      defaultValue = "${env:RELAY_POSTGRES_CONNECT_TIMEOUT:-5s}",
+      description = {
+        "Longest wait for one connection; then the request gets STORE_UNAVAILABLE.",
+        "Range [250ms, 1m]. Default: ${DEFAULT-VALUE}. Env: RELAY_POSTGRES_CONNECT_TIMEOUT."
+      })
+  Duration postgresConnectTimeout;
+
+  /** The store backends {@code --store} chooses from. */
+  enum StoreKind {
+    SQLITE,
+    POSTGRES
+  }
+
   StoreConfig toStoreConfig(Path dataDir) {
     StoreConfig.Builder builder = StoreConfig.builder(dataDir);
     if (backupDir != null) {
       builder.backupDir(backupDir);
+    }
+    if (store == StoreKind.POSTGRES) {
+      if (postgresUrl == null || postgresUrl.isEmpty()) {
+        throw new IllegalArgumentException("--store postgres needs --postgres-url");
+      }
+      if (backupDir != null) {
+        throw new IllegalArgumentException(
+            "--backup-dir does not apply to --store postgres: back the database up with"
+                + " PostgreSQL's own tools (pg_dump, pg_basebackup)");
+      }
+      builder.postgres(
+          new PostgresConfig(
+              postgresUrl,
+              postgresUser,
+              Optional.ofNullable(postgresPasswordFile),
+              postgresPoolSize,
+              postgresConnectTimeout));
+    } else if (postgresUrl != null && !postgresUrl.isEmpty()) {
+      throw new IllegalArgumentException("--postgres-url needs --store postgres");
     }
     return builder
         .commitMode(commitMode)
@@ -227,6 +313,20 @@ final class StoreOptions {
         .dbPagesMax(dbPagesMax)
         .backupKeep(backupKeep)
         .build();
+  }
+
+  /** {@code sqlite} or {@code postgres}. */
+  static final class StoreKindConverter implements ITypeConverter<StoreKind> {
+    @Override
+    public StoreKind convert(String value) {
+      return switch (value.toLowerCase(Locale.ROOT)) {
+        case "sqlite" -> StoreKind.SQLITE;
+        case "postgres" -> StoreKind.POSTGRES;
+        default ->
+            throw new TypeConversionException(
+                "'" + value + "' is not a store: use sqlite or postgres");
+      };
+    }
   }
 
   /** {@code group} or {@code per-operation}. */

@@ -9,6 +9,7 @@ import dev.relay.protocol.Principal;
 import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.Welcome;
 import dev.relay.server.store.JobStore;
+import dev.relay.server.store.SqliteStore;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
@@ -45,7 +46,7 @@ class ConnectionHandlerTest {
   @BeforeEach
   void open() throws Exception {
     ServerConfig config = ServerConfig.defaults(dir);
-    store = JobStore.open(config.store(), Clock.systemUTC());
+    store = SqliteStore.open(config.store(), Clock.systemUTC());
     ServerContext server = new ServerContext(config, store, Clock.systemUTC());
     Welcome welcome =
         new Welcome(1, "test", 1_114_112, 1_048_576, 256, 1000, 128, 1, 2, 3, Principal.ADMIN);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.server.dashboard.DashboardConfig;
 import dev.relay.server.store.StoreConfig;
+import dev.relay.server.store.postgres.PostgresConfig;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetSocketAddress;
@@ -61,6 +62,57 @@ class RelayServerMainTest {
     assertThat(config.store().leaseDurationMax()).hasHours(2);
     assertThat(config.store().dbPagesMax()).isEqualTo(1000);
     assertThat(config.store().expiryInterval()).hasHours(1);
+  }
+
+  @Test
+  void postgres_flags_reach_the_store_config(@TempDir Path dir) throws Exception {
+    Path password = dir.resolve("pg.password");
+    Files.writeString(password, "secret\n");
+    PostgresConfig postgres =
+        parse(
+                "--store", "postgres",
+                "--postgres-url", "jdbc:postgresql://db.example:5433/relay",
+                "--postgres-user", "worker",
+                "--postgres-password-file", password.toString(),
+                "--postgres-pool-size", "8",
+                "--postgres-connect-timeout", "2s")
+            .store()
+            .postgres()
+            .orElseThrow();
+    assertThat(postgres.url()).isEqualTo("jdbc:postgresql://db.example:5433/relay");
+    assertThat(postgres.user()).isEqualTo("worker");
+    assertThat(postgres.passwordFile()).contains(password);
+    assertThat(postgres.readPoolSize()).isEqualTo(8);
+    assertThat(postgres.connectTimeout()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(parse().store().postgres()).as("sqlite is the default").isEmpty();
+  }
+
+  @Test
+  void store_postgres_without_a_url_and_a_url_without_store_postgres_are_refused() {
+    assertThat(run("--store", "postgres")).isEqualTo(2);
+    assertThat(err.toString()).contains("--store postgres needs --postgres-url");
+    err.getBuffer().setLength(0);
+    assertThat(run("--postgres-url", "jdbc:postgresql://localhost/relay")).isEqualTo(2);
+    assertThat(err.toString()).contains("--postgres-url needs --store postgres");
+  }
+
+  @Test
+  void a_postgres_pool_size_out_of_range_names_the_field_range_and_value() {
+    assertThat(
+            run(
+                "--store", "postgres",
+                "--postgres-url", "jdbc:postgresql://localhost/relay",
+                "--postgres-pool-size", "65"))
+        .isEqualTo(2);
+    assertThat(err.toString().strip())
+        .isEqualTo("relay-server: postgresPoolSize must be in [1, 64], was 65");
+  }
+
+  @Test
+  void an_unknown_store_is_one_line_and_exit_code_2() {
+    assertThat(run("--store", "mysql")).isEqualTo(2);
+    assertThat(err.toString()).contains("'mysql' is not a store: use sqlite or postgres");
+    assertThat(err.toString().strip().lines()).hasSize(1);
   }
 
   @Test

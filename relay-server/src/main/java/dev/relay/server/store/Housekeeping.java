@@ -12,14 +12,14 @@ import org.slf4j.LoggerFactory;
  * Runs lease expiry and the retention purge on one daemon thread at the configured intervals. Both
  * go through the writer like any command; tests call them directly instead.
  */
-final class Housekeeping implements AutoCloseable {
+public final class Housekeeping implements AutoCloseable {
   static final String THREAD_NAME = "relay-housekeeping";
 
   private static final Logger log = LoggerFactory.getLogger(Housekeeping.class);
 
   private final ScheduledExecutorService scheduler;
 
-  Housekeeping(JobStore store, StoreConfig config) {
+  public Housekeeping(JobStore store, StoreConfig config) {
     scheduler =
         Executors.newSingleThreadScheduledExecutor(
             r -> {

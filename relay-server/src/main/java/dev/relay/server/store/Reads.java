@@ -23,7 +23,7 @@ import java.util.Optional;
  * ReadPool} connections. Multi-statement reads run in one read transaction, so they see one
  * snapshot.
  */
-final class Reads {
+public final class Reads {
   private static final String VIEW_COLUMNS =
       "SELECT id, queue, state, priority, attempts, max_attempts, fencing_number, expiries, failures,"
           + " enqueued_at_ms, available_at_ms, lease_expires_at_ms, finished_at_ms, payload_bytes,"
@@ -65,7 +65,7 @@ final class Reads {
     this.counts = counts;
   }
 
-  static Optional<JobView> inspect(Connection c, long jobId) throws SQLException {
+  public static Optional<JobView> inspect(Connection c, long jobId) throws SQLException {
     try (PreparedStatement s = c.prepareStatement(INSPECT)) {
       s.setLong(1, jobId);
       try (ResultSet r = s.executeQuery()) {
@@ -143,7 +143,7 @@ final class Reads {
         + " LIMIT ?4";
   }
 
-  static Optional<PayloadStart> payloadStart(Connection c, long jobId, int bytesMax)
+  public static Optional<PayloadStart> payloadStart(Connection c, long jobId, int bytesMax)
       throws SQLException {
     try (PreparedStatement s = c.prepareStatement(PAYLOAD_START)) {
       s.setInt(1, bytesMax);
@@ -158,7 +158,7 @@ final class Reads {
     }
   }
 
-  static DeadPage deadList(Connection c, String queue, long afterJobId, int limit)
+  public static DeadPage deadList(Connection c, String queue, long afterJobId, int limit)
       throws SQLException {
     List<JobView> jobs = new ArrayList<>();
     try (PreparedStatement s = c.prepareStatement(queue.isEmpty() ? DEAD_ANY : DEAD_IN_QUEUE)) {
@@ -181,12 +181,15 @@ final class Reads {
   /**
    * Groups the {@code scanMax} lowest-id dead jobs by queue, dead reason and first error line, and
    * keeps the {@code groupsMax} largest. The cost is bounded by {@code scanMax} index rows, however
-   * many jobs are dead; {@link DeadGroups#complete()} says whether that saw them all.
+   * many jobs are dead; {@link DeadGroups#complete()} says whether that saw them all. {@code
+   * scanSql} reads id, queue, dead reason and the start of the last error of the dead jobs, lowest
+   * ids first, limited by its one parameter: each backend names its own index.
    */
-  static DeadGroups deadGroups(Connection c, int scanMax, int groupsMax) throws SQLException {
+  public static DeadGroups deadGroups(Connection c, String scanSql, int scanMax, int groupsMax)
+      throws SQLException {
     Map<List<String>, long[]> byKey = new LinkedHashMap<>();
     long scanned = 0;
-    try (PreparedStatement s = c.prepareStatement(DEAD_SCAN)) {
+    try (PreparedStatement s = c.prepareStatement(scanSql)) {
       s.setInt(1, scanMax);
       try (ResultSet r = s.executeQuery()) {
         while (r.next()) {
@@ -320,7 +323,8 @@ final class Reads {
     }
   }
 
-  private static JobView view(ResultSet r) throws SQLException {
+  /** One job from a row of the columns inspect reads, in their order. */
+  public static JobView view(ResultSet r) throws SQLException {
     return new JobView(
         r.getLong(1),
         r.getString(2),

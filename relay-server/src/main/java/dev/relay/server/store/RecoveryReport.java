@@ -4,7 +4,7 @@ import dev.relay.protocol.JobState;
 import java.util.Map;
 
 /**
- * What {@link JobStore#open} found and repaired.
+ * What {@link SqliteStore#open} found and repaired.
  *
  * @param schemaVersionFound {@code user_version} of the file before migration (0 for a new file)
  * @param jobsByState jobs per state as found, before leases were recovered

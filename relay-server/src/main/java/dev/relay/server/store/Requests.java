@@ -16,7 +16,7 @@ import java.util.List;
  * check answers the refusal as a {@link StoreException} with INVALID_ARGUMENT, or {@code null} when
  * the request is fine, so {@link JobStore} can fail the future without throwing at the caller.
  */
-final class Requests {
+public final class Requests {
   /** Latest accepted availableAt: far enough for any schedule, far from long overflow. */
   static final Instant AVAILABLE_AT_MAX = Instant.parse("9999-12-31T23:59:59Z");
 
@@ -25,7 +25,7 @@ final class Requests {
 
   private Requests() {}
 
-  static StoreException checkJobs(List<NewJob> jobs, StoreConfig config) {
+  public static StoreException checkJobs(List<NewJob> jobs, StoreConfig config) {
     if (jobs.isEmpty() || jobs.size() > ProtocolLimits.JOBS_PER_BATCH_MAX) {
       return invalid(
           "an enqueue batch must hold 1 to "
@@ -42,7 +42,7 @@ final class Requests {
     return null;
   }
 
-  static StoreException checkJob(NewJob job, StoreConfig config) {
+  public static StoreException checkJob(NewJob job, StoreConfig config) {
     StoreException refusal = checkQueue(job.queue());
     if (refusal != null) {
       return refusal;
@@ -80,7 +80,7 @@ final class Requests {
   }
 
   /** A queue name by the wire's rule ({@link Names#queue}), so every stored name can be sent. */
-  static StoreException checkQueue(String queue) {
+  public static StoreException checkQueue(String queue) {
     if (queue == null) {
       return invalid("queue must be set");
     }
@@ -92,7 +92,7 @@ final class Requests {
     }
   }
 
-  static StoreException checkLease(LeaseRequest request, StoreConfig config) {
+  public static StoreException checkLease(LeaseRequest request, StoreConfig config) {
     List<String> queues = request.queues();
     if (queues.isEmpty() || queues.size() > ProtocolLimits.QUEUES_PER_LEASE_MAX) {
       return invalid(
@@ -120,7 +120,7 @@ final class Requests {
     return checkLeaseDuration(request.leaseDuration(), config);
   }
 
-  static StoreException checkLeaseDuration(Duration duration, StoreConfig config) {
+  public static StoreException checkLeaseDuration(Duration duration, StoreConfig config) {
     try {
       Ranges.inRange(
           "leaseDuration", duration, config.leaseDurationMin(), config.leaseDurationMax());
@@ -130,7 +130,7 @@ final class Requests {
     }
   }
 
-  static StoreException checkRetryDelay(Duration delayOrNull) {
+  public static StoreException checkRetryDelay(Duration delayOrNull) {
     if (delayOrNull == null) {
       return null;
     }
@@ -142,7 +142,7 @@ final class Requests {
     }
   }
 
-  static StoreException checkDeadPage(String queue, long afterJobId, int limit) {
+  public static StoreException checkDeadPage(String queue, long afterJobId, int limit) {
     if (queue == null || (!queue.isEmpty() && checkQueue(queue) != null)) {
       return invalid("queue must be empty (all queues) or a queue name");
     }
@@ -156,7 +156,7 @@ final class Requests {
     return null;
   }
 
-  static StoreException invalid(String message) {
+  public static StoreException invalid(String message) {
     return new StoreException(StoreError.INVALID_ARGUMENT, message);
   }
 }

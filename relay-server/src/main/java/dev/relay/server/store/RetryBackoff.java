@@ -7,13 +7,13 @@ import java.util.random.RandomGenerator;
  * spread by {@code +-jitter} so that jobs failing together do not retry together, and capped at
  * {@code max} again so the cap stays a cap. The random source is injected so tests are exact.
  */
-final class RetryBackoff {
+public final class RetryBackoff {
   private final long baseMillis;
   private final long millisMax;
   private final double jitter;
   private final RandomGenerator random;
 
-  RetryBackoff(StoreConfig config, RandomGenerator random) {
+  public RetryBackoff(StoreConfig config, RandomGenerator random) {
     this.baseMillis = config.backoffBase().toMillis();
     this.millisMax = config.backoffMax().toMillis();
     this.jitter = config.backoffJitter();
@@ -21,7 +21,7 @@ final class RetryBackoff {
   }
 
   /** The delay after attempt number {@code attempt} (1 = the first lease) failed. */
-  long delayMillis(int attempt) {
+  public long delayMillis(int attempt) {
     Invariants.check(attempt >= 1, "backoff for attempt %d", attempt);
     // Doubling in double arithmetic cannot overflow; attempt is at most ATTEMPTS_MAX_MAX.
     double capped = Math.min(baseMillis * Math.pow(2, attempt - 1), millisMax);

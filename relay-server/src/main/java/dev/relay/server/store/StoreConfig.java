@@ -4,6 +4,7 @@ import static dev.relay.protocol.Ranges.inRange;
 import static dev.relay.protocol.Ranges.zeroOrInRange;
 
 import dev.relay.protocol.ProtocolLimits;
+import dev.relay.server.store.postgres.PostgresConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -44,6 +45,8 @@ import java.util.Optional;
  * @param backupDir the only directory BACKUP writes into, or empty: backups are off
  * @param backupKeep most backups kept in {@code backupDir}; after a backup the oldest beyond it are
  *     deleted
+ * @param postgres the PostgreSQL database to keep the jobs in instead of the SQLite file in {@code
+ *     dataDir}, or empty for SQLite (see {@link JobStore#open})
  */
 public record StoreConfig(
     Path dataDir,
@@ -70,7 +73,8 @@ public record StoreConfig(
     Duration purgeInterval,
     long dbPagesMax,
     Optional<Path> backupDir,
-    int backupKeep) {
+    int backupKeep,
+    Optional<PostgresConfig> postgres) {
 
   public static final CommitMode COMMIT_MODE_DEFAULT = CommitMode.GROUP;
 
@@ -216,6 +220,7 @@ public record StoreConfig(
     inRange("purgeInterval", purgeInterval, PURGE_INTERVAL_MIN, PURGE_INTERVAL_MAX);
     zeroOrInRange("dbPagesMax", dbPagesMax, DB_PAGES_MAX_MIN, DB_PAGES_MAX_MAX);
     Objects.requireNonNull(backupDir, "backupDir");
+    Objects.requireNonNull(postgres, "postgres");
     inRange("backupKeep", backupKeep, BACKUP_KEEP_MIN, BACKUP_KEEP_MAX);
   }
 
@@ -274,6 +279,7 @@ public record StoreConfig(
     private Duration purgeInterval = PURGE_INTERVAL_DEFAULT;
     private long dbPagesMax = DB_PAGES_MAX_DEFAULT;
     private Optional<Path> backupDir = Optional.empty();
+    private Optional<PostgresConfig> postgres = Optional.empty();
     private int backupKeep = BACKUP_KEEP_DEFAULT;
 
     private Builder(Path dataDir) {
@@ -306,6 +312,7 @@ public record StoreConfig(
       dbPagesMax = c.dbPagesMax;
       backupDir = c.backupDir;
       backupKeep = c.backupKeep;
+      postgres = c.postgres;
     }
 
     public Builder dataDir(Path v) {
@@ -434,6 +441,12 @@ public record StoreConfig(
       return this;
     }
 
+    /** Keeps the jobs in this PostgreSQL database instead of SQLite. */
+    public Builder postgres(PostgresConfig v) {
+      postgres = Optional.of(v);
+      return this;
+    }
+
     /** The validated config; throws {@link IllegalArgumentException} naming the bad field. */
     public StoreConfig build() {
       return new StoreConfig(
@@ -461,7 +474,8 @@ public record StoreConfig(
           purgeInterval,
           dbPagesMax,
           backupDir,
-          backupKeep);
+          backupKeep,
+          postgres);
     }
   }
 }

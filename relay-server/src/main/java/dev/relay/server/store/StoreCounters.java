@@ -44,7 +44,7 @@ public final class StoreCounters {
   }
 
   /** Adds one committed batch's events, indexed by {@link Event#ordinal()}, per queue. */
-  void add(Map<String, long[]> deltasByQueue) {
+  public void add(Map<String, long[]> deltasByQueue) {
     deltasByQueue.forEach(
         (queue, deltas) -> {
           LongAdder[] queueEvents = byQueue.computeIfAbsent(queue, q -> newAdders());
@@ -58,7 +58,7 @@ public final class StoreCounters {
   }
 
   /** Drops the per-queue counts of a queue that holds no jobs any more. */
-  void forget(String queue) {
+  public void forget(String queue) {
     byQueue.remove(queue);
   }
 
@@ -72,7 +72,7 @@ public final class StoreCounters {
     return counts;
   }
 
-  void committed(int commands) {
+  public void committed(int commands) {
     commits.increment();
     committedCommands.add(commands);
   }

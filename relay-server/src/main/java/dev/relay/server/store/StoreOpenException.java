@@ -1,7 +1,7 @@
 package dev.relay.server.store;
 
 /**
- * {@link JobStore#open} refused to start: the data directory is in use, the file is corrupt, its
+ * {@link SqliteStore#open} refused to start: the data directory is in use, the file is corrupt, its
  * schema is newer than this build, or SQLite could not open it. The message names the file and the
  * reason, and nothing has been written to the database file.
  */

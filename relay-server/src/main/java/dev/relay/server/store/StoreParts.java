@@ -16,10 +16,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Everything {@link JobStore#open} assembles, in the order it is built, and torn down in reverse.
- * Opening checks the file before anything can write to it: lock, a check that no other process has
- * the file open, integrity and version check on a read-only connection, then the write connection,
- * migration, counts, and lease recovery.
+ * Everything {@link SqliteStore#open} assembles, in the order it is built, and torn down in
+ * reverse. Opening checks the file before anything can write to it: lock, a check that no other
+ * process has the file open, integrity and version check on a read-only connection, then the write
+ * connection, migration, counts, and lease recovery.
  */
 record StoreParts(
     DirectoryLock lock,

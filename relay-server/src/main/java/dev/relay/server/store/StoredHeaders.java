@@ -9,14 +9,14 @@ import java.util.List;
  * when it has none, so an untyped job without headers costs nothing and rows from before schema
  * version 2 read back with no headers.
  */
-final class StoredHeaders {
+public final class StoredHeaders {
   private StoredHeaders() {}
 
-  static byte[] encode(List<Header> headers) {
+  public static byte[] encode(List<Header> headers) {
     return headers.isEmpty() ? null : Headers.toBytes(headers);
   }
 
-  static List<Header> decode(byte[] storedOrNull) {
+  public static List<Header> decode(byte[] storedOrNull) {
     return storedOrNull == null ? List.of() : Headers.fromBytes(storedOrNull);
   }
 }

@@ -15,10 +15,17 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.sqlite.SQLiteErrorCode;
 
 /** The availability listener hears, after commit, of every queue where a job became due now. */
+@ParameterizedClass
+@EnumSource(Backend.class)
 class AvailabilityListenerTest {
+  @Parameter Backend backend;
+
   @TempDir Path dir;
   final TestClock clock = new TestClock();
   final List<Set<String>> heard = new CopyOnWriteArrayList<>();
@@ -27,7 +34,7 @@ class AvailabilityListenerTest {
 
   @BeforeEach
   void open() {
-    store = TestStores.open(dir, clock);
+    store = backend.open(dir, clock);
     store.setAvailabilityListener(
         queues -> {
           heard.add(queues);
@@ -40,13 +47,18 @@ class AvailabilityListenerTest {
     store.close();
   }
 
+  /** The store as SQLite, for the writer seams only SQLite's tests use. */
+  private SqliteStore sqlite() {
+    return (SqliteStore) store;
+  }
+
   @Test
   void an_enqueue_due_now_is_announced_on_the_writer_thread_and_a_delayed_one_is_not() {
     enqueue(store, "now", "x");
     join(
         store.enqueue(new NewJob("later", bytes("x"), 0, clock.instant().plusSeconds(5), 0, null)));
     assertThat(heard).containsExactly(Set.of("now"));
-    assertThat(threads).containsOnly(Writer.THREAD_NAME);
+    assertThat(threads).containsOnly(backend.writerThreadName());
   }
 
   @Test
@@ -79,14 +91,16 @@ class AvailabilityListenerTest {
 
   @Test
   void a_rolled_back_batch_announces_nothing() {
-    store.failNextWriteBatch(SQLiteErrorCode.SQLITE_IOERR);
+    backend.onlySqlite("injects an SQLite I/O error");
+    sqlite().failNextWriteBatch(SQLiteErrorCode.SQLITE_IOERR);
     TestStores.failure(store.enqueue(NewJob.of("q", bytes("x"), 0)));
     assertThat(heard).isEmpty();
   }
 
   @Test
   void one_batch_announces_each_queue_once() {
-    WriterGate gate = new WriterGate(store);
+    backend.onlySqlite("holds the SQLite writer with a gate");
+    WriterGate gate = new WriterGate(sqlite());
     var a1 = store.enqueue(NewJob.of("a", bytes("1"), 0));
     var a2 = store.enqueue(NewJob.of("a", bytes("2"), 0));
     var b = store.enqueue(NewJob.of("b", bytes("3"), 0));

@@ -32,7 +32,7 @@ class BackupsTest {
   @TempDir Path backups;
   @TempDir Path elsewhere;
   final TestClock clock = new TestClock();
-  JobStore store;
+  SqliteStore store;
 
   @AfterEach
   void close() {
@@ -41,7 +41,7 @@ class BackupsTest {
     }
   }
 
-  private JobStore open(int keep) {
+  private SqliteStore open(int keep) {
     store =
         TestStores.open(
             TestStores.config(dir).backupDir(backups).backupKeep(keep).readThreads(1).build(),
@@ -81,7 +81,7 @@ class BackupsTest {
     Path restored = elsewhere.resolve("restored");
     Files.createDirectories(restored);
     Files.copy(file, restored.resolve("relay.db"));
-    try (JobStore copy = TestStores.open(restored, clock)) {
+    try (SqliteStore copy = TestStores.open(restored, clock)) {
       assertThat(lease(copy, "q", 100)).hasSize(50);
     }
   }

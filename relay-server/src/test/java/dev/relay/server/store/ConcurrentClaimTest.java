@@ -19,9 +19,16 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** Competing claims from many threads never produce two valid leases on one job. */
+@ParameterizedClass
+@EnumSource(Backend.class)
 class ConcurrentClaimTest {
+  @Parameter Backend backend;
+
   static final int JOBS = 600;
   static final int THREADS = 8;
 
@@ -31,7 +38,7 @@ class ConcurrentClaimTest {
 
   @BeforeEach
   void open() {
-    store = TestStores.open(dir, clock);
+    store = backend.open(dir, clock);
   }
 
   @AfterEach

@@ -1,20 +1,14 @@
 package dev.relay.server.store;
 
 import static dev.relay.server.store.TestStores.bytes;
-import static dev.relay.server.store.TestStores.enqueue;
-import static dev.relay.server.store.TestStores.inspect;
 import static dev.relay.server.store.TestStores.join;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.relay.protocol.JobState;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -22,8 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Corruption: a damaged file refuses to start and is left untouched; a damaged payload is caught by
- * its CRC32C at lease, moved to dead and never delivered.
+ * Corruption of the SQLite file: a damaged file refuses to start and is left untouched. Damaged
+ * payloads, which both backends catch, are {@link PayloadChecksumTest}'s.
  */
 class CorruptionTest {
   @TempDir Path dir;
@@ -71,66 +65,6 @@ class CorruptionTest {
         .isInstanceOf(StoreOpenException.class)
         .hasMessageContaining(file.toString());
     assertThat(sha256(file)).isEqualTo(before);
-  }
-
-  @Test
-  void a_damaged_payload_is_moved_to_dead_and_never_delivered() throws Exception {
-    long bad;
-    long good;
-    try (JobStore store = TestStores.open(dir, clock)) {
-      bad = enqueue(store, "q", "precious payload");
-      good = enqueue(store, "q", "intact payload");
-    }
-    try (Connection c = TestStores.connect(dir)) {
-      byte[] payload;
-      try (PreparedStatement read = c.prepareStatement("SELECT payload FROM jobs WHERE id = ?")) {
-        read.setLong(1, bad);
-        try (ResultSet r = read.executeQuery()) {
-          r.next();
-          payload = r.getBytes(1);
-        }
-      }
-      payload[3] ^= 0x01;
-      try (PreparedStatement write =
-          c.prepareStatement("UPDATE jobs SET payload = ? WHERE id = ?")) {
-        write.setBytes(1, payload);
-        write.setLong(2, bad);
-        write.executeUpdate();
-      }
-    }
-
-    try (JobStore store = TestStores.open(dir, clock)) {
-      LeaseResult result = join(store.lease(TestStores.request("q", 10)));
-      assertThat(result.jobs()).extracting(LeaseGrant::jobId).containsExactly(good);
-      assertThat(result.jobs().get(0).payload()).isEqualTo(bytes("intact payload"));
-
-      JobView dead = inspect(store, bad);
-      assertThat(dead.state()).isEqualTo(JobState.DEAD);
-      assertThat(dead.deadReason()).isEqualTo("payload corrupt");
-      assertThat(dead.attempts()).isZero();
-      assertThat(store.counters().corrupt()).isEqualTo(1);
-      assertThat(store.counters().dead()).isEqualTo(1);
-      assertThat(TestStores.lease(store, "q", 10)).isEmpty();
-    }
-  }
-
-  @Test
-  void a_corrupt_candidate_makes_the_claim_ask_to_be_called_again_at_once() throws Exception {
-    long bad;
-    try (JobStore store = TestStores.open(dir, clock)) {
-      bad = enqueue(store, "q", "will rot");
-    }
-    try (Connection c = TestStores.connect(dir);
-        PreparedStatement s =
-            c.prepareStatement("UPDATE jobs SET payload_crc32c = 1 WHERE id = ?")) {
-      s.setLong(1, bad);
-      s.executeUpdate();
-    }
-    try (JobStore store = TestStores.open(dir, clock)) {
-      LeaseResult result = join(store.lease(TestStores.request("q", 1)));
-      assertThat(result.jobs()).isEmpty();
-      assertThat(result.nextAvailableAtMillis()).hasValue(clock.millis());
-    }
   }
 
   private static byte[] sha256(Path file) throws Exception {

@@ -33,7 +33,7 @@ class DbPagesMaxTest {
   @TempDir Path dir;
   final TestClock clock = new TestClock();
 
-  private static long pragma(JobStore store, String name) {
+  private static long pragma(SqliteStore store, String name) {
     return join(
         store.submitWrite(
             context -> {
@@ -44,7 +44,7 @@ class DbPagesMaxTest {
   }
 
   /** Enqueues until one fails; returns the ids of those that succeeded. */
-  private static List<Long> fill(JobStore store, List<StoreException> failures) {
+  private static List<Long> fill(SqliteStore store, List<StoreException> failures) {
     List<Long> ids = new ArrayList<>();
     for (int i = 0; i < ENQUEUES_MAX && failures.isEmpty(); i++) {
       CompletableFuture<EnqueueResult> f =
@@ -60,10 +60,10 @@ class DbPagesMaxTest {
 
   @Test
   void the_cap_is_applied_at_open_and_a_store_without_one_gets_sqlites_own_largest() {
-    try (JobStore capped = TestStores.open(config(dir).dbPagesMax(PAGES).build(), clock)) {
+    try (SqliteStore capped = TestStores.open(config(dir).dbPagesMax(PAGES).build(), clock)) {
       assertThat(pragma(capped, "max_page_count")).isEqualTo(PAGES);
     }
-    try (JobStore uncapped = TestStores.open(config(dir).build(), clock)) {
+    try (SqliteStore uncapped = TestStores.open(config(dir).build(), clock)) {
       assertThat(pragma(uncapped, "max_page_count")).isEqualTo(StoreConfig.DB_PAGES_MAX_MAX);
     }
   }
@@ -72,7 +72,7 @@ class DbPagesMaxTest {
   void writes_past_the_cap_fail_retryably_reads_carry_on_and_a_larger_cap_takes_writes_again() {
     List<StoreException> failures = new ArrayList<>();
     List<Long> kept;
-    try (JobStore store = TestStores.open(config(dir).dbPagesMax(PAGES).build(), clock)) {
+    try (SqliteStore store = TestStores.open(config(dir).dbPagesMax(PAGES).build(), clock)) {
       kept = fill(store, failures);
       assertThat(failures).as("an enqueue failed before %d", ENQUEUES_MAX).hasSize(1);
       StoreException full = failures.get(0);
@@ -86,7 +86,7 @@ class DbPagesMaxTest {
       assertThat(inspect(store, kept.get(0)).state()).isEqualTo(JobState.READY);
     }
 
-    try (JobStore store = TestStores.open(config(dir).dbPagesMax(PAGES * 4).build(), clock)) {
+    try (SqliteStore store = TestStores.open(config(dir).dbPagesMax(PAGES * 4).build(), clock)) {
       long more = join(store.enqueue(NewJob.of("q", new byte[PAYLOAD_BYTES], 0))).jobId();
       assertThat(more).isGreaterThan(kept.get(kept.size() - 1));
       assertThat(join(store.stats()).queues().get(0).ready()).isEqualTo(kept.size() + 1);
@@ -97,13 +97,13 @@ class DbPagesMaxTest {
   @Test
   void a_cap_below_the_files_size_still_opens_and_reads_but_a_write_needing_a_page_fails() {
     long id;
-    try (JobStore store = TestStores.open(config(dir).build(), clock)) {
+    try (SqliteStore store = TestStores.open(config(dir).build(), clock)) {
       for (int i = 0; i < ENQUEUES_MAX; i++) {
         join(store.enqueue(NewJob.of("q", new byte[PAYLOAD_BYTES], 0)));
       }
       id = join(store.enqueue(NewJob.of("q", new byte[] {1}, 0))).jobId();
     }
-    try (JobStore store = TestStores.open(config(dir).dbPagesMax(PAGES).build(), clock)) {
+    try (SqliteStore store = TestStores.open(config(dir).dbPagesMax(PAGES).build(), clock)) {
       assertThat(pragma(store, "max_page_count")).isGreaterThan(PAGES);
       assertThat(inspect(store, id).state()).isEqualTo(JobState.READY);
       StoreException full = failure(store.enqueue(NewJob.of("q", new byte[PAYLOAD_BYTES * 4], 0)));

@@ -6,6 +6,7 @@ import static dev.relay.server.store.TestStores.leaseOne;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.protocol.JobState;
+import dev.relay.server.store.postgres.PostgresReads;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -14,19 +15,26 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The dashboard's dead-job triage reads: dead jobs grouped by queue, reason and first error line
  * over a capped index scan, and the purge of one dead job through the writer.
  */
+@ParameterizedClass
+@EnumSource(Backend.class)
 class DeadGroupsTest {
+  @Parameter Backend backend;
+
   @TempDir Path dir;
   final TestClock clock = new TestClock();
   JobStore store;
 
   @BeforeEach
   void open() {
-    store = TestStores.open(dir, clock);
+    store = backend.open(dir, clock);
   }
 
   @AfterEach
@@ -84,9 +92,15 @@ class DeadGroupsTest {
     deadJob("a", "two");
     deadJob("a", "three");
 
-    DeadGroups capped = join(store.submitRead(c -> Reads.deadGroups(c, 2, 10)));
-    DeadGroups fewGroups = join(store.submitRead(c -> Reads.deadGroups(c, 10, 2)));
-    DeadGroups all = join(store.submitRead(c -> Reads.deadGroups(c, 10, 3)));
+    String scan = backend == Backend.SQLITE ? Reads.DEAD_SCAN : PostgresReads.DEAD_SCAN;
+    DeadGroups capped;
+    DeadGroups fewGroups;
+    DeadGroups all;
+    try (Connection c = backend.connect(dir)) {
+      capped = Reads.deadGroups(c, scan, 2, 10);
+      fewGroups = Reads.deadGroups(c, scan, 10, 2);
+      all = Reads.deadGroups(c, scan, 10, 3);
+    }
 
     assertThat(capped.scanned()).isEqualTo(2);
     assertThat(capped.complete()).isFalse();
@@ -98,6 +112,7 @@ class DeadGroupsTest {
 
   @Test
   void the_group_scan_reads_the_dead_index_not_the_table() throws Exception {
+    backend.onlySqlite("SQLite's query plan");
     try (Connection c = TestStores.connect(dir);
         Statement s = c.createStatement();
         ResultSet r = s.executeQuery("EXPLAIN QUERY PLAN " + Reads.DEAD_SCAN.replace("?", "10"))) {

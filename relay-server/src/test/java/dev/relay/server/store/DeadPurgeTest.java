@@ -13,12 +13,19 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Dead jobs leave the store two ways: an operator's bounded purge of one queue by age, and the dead
  * retention of the housekeeping purge when it is on. Neither touches a job in any other state.
  */
+@ParameterizedClass
+@EnumSource(Backend.class)
 class DeadPurgeTest {
+  @Parameter Backend backend;
+
   static final Duration DEAD_RETENTION = Duration.ofDays(2);
 
   @TempDir Path dir;
@@ -32,7 +39,7 @@ class DeadPurgeTest {
 
   private void open(Duration deadRetention, int purgeBatchMax) {
     store =
-        TestStores.open(
+        backend.open(
             TestStores.config(dir)
                 .deadRetention(deadRetention)
                 .purgeBatchMax(purgeBatchMax)

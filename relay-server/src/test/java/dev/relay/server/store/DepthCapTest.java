@@ -16,20 +16,34 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** Per-queue depth cap (unfinished jobs) and the cap on distinct queues. */
+@ParameterizedClass
+@EnumSource(Backend.class)
 class DepthCapTest {
+  @Parameter Backend backend;
+
   @TempDir Path dir;
   final TestClock clock = new TestClock();
   JobStore store;
 
   @AfterEach
   void close() {
-    store.close();
+    if (store != null) {
+      store.close();
+    }
   }
 
   private void open(StoreConfig.Builder config) {
-    store = TestStores.open(config.build(), clock);
+    store = backend.open(config.build(), clock);
+  }
+
+  /** The store as SQLite, for the writer seams only SQLite's tests use. */
+  private SqliteStore sqlite() {
+    return (SqliteStore) store;
   }
 
   @Test
@@ -69,8 +83,9 @@ class DepthCapTest {
 
   @Test
   void the_cap_counts_jobs_enqueued_earlier_in_the_same_uncommitted_batch() {
+    backend.onlySqlite("holds the SQLite writer with a gate");
     open(TestStores.config(dir).queueDepthMax(3));
-    WriterGate gate = new WriterGate(store);
+    WriterGate gate = new WriterGate(sqlite());
     List<CompletableFuture<EnqueueResult>> futures = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       futures.add(store.enqueue(NewJob.of("q", bytes("j" + i), 0)));

@@ -22,21 +22,33 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** Lease expiry: expiring returns jobs, never undoes an ack, and lost acks mean redelivery. */
+@ParameterizedClass
+@EnumSource(Backend.class)
 class ExpiryTest {
+  @Parameter Backend backend;
+
   @TempDir Path dir;
   final TestClock clock = new TestClock();
   JobStore store;
 
   @BeforeEach
   void open() {
-    store = TestStores.open(dir, clock);
+    store = backend.open(dir, clock);
   }
 
   @AfterEach
   void close() {
     store.close();
+  }
+
+  /** The store as SQLite, for the writer seams only SQLite's tests use. */
+  private SqliteStore sqlite() {
+    return (SqliteStore) store;
   }
 
   @Test
@@ -115,15 +127,16 @@ class ExpiryTest {
 
   @Test
   void an_expiry_of_a_lease_read_before_an_ack_does_not_undo_the_ack() {
+    backend.onlySqlite("runs SQLite expiry steps on its writer");
     long id = enqueue(store, "q", "payload");
     LeaseGrant job = leaseOne(store, "q");
     clock.advance(TestStores.LEASE.minusMillis(1));
-    LeaseExpiry.Lease stale = join(store.submitWrite(context -> readLease(context, id)));
+    LeaseExpiry.Lease stale = join(sqlite().submitWrite(context -> readLease(context, id)));
     assertThat(join(store.ack(id, job.token()))).isEqualTo(Outcome.OK);
     clock.advance(Duration.ofMinutes(1));
 
     for (LeaseExpiry.Cause why : LeaseExpiry.Cause.values()) {
-      JobState result = join(store.submitWrite(context -> LeaseExpiry.end(context, stale, why)));
+      JobState result = join(sqlite().submitWrite(context -> LeaseExpiry.end(context, stale, why)));
       assertThat(result).isEqualTo(JobState.LEASED);
     }
     assertThat(inspect(store, id).state()).isEqualTo(JobState.DONE);
@@ -132,18 +145,20 @@ class ExpiryTest {
 
   @Test
   void an_expiry_of_a_lease_read_before_a_renew_leaves_the_renewed_lease_alone() {
+    backend.onlySqlite("runs SQLite expiry steps on its writer");
     long id = enqueue(store, "q", "payload");
     LeaseGrant job = leaseOne(store, "q");
     clock.advance(TestStores.LEASE.minusMillis(1));
-    LeaseExpiry.Lease stale = join(store.submitWrite(context -> readLease(context, id)));
+    LeaseExpiry.Lease stale = join(sqlite().submitWrite(context -> readLease(context, id)));
     assertThat(join(store.renew(id, job.token(), TestStores.LEASE)).outcome())
         .isEqualTo(Outcome.OK);
     clock.advance(Duration.ofMillis(1));
 
     JobState result =
         join(
-            store.submitWrite(
-                context -> LeaseExpiry.end(context, stale, LeaseExpiry.Cause.EXPIRED)));
+            sqlite()
+                .submitWrite(
+                    context -> LeaseExpiry.end(context, stale, LeaseExpiry.Cause.EXPIRED)));
     assertThat(result).isEqualTo(JobState.LEASED);
     assertThat(join(store.ack(id, job.token()))).isEqualTo(Outcome.OK);
   }
@@ -163,6 +178,7 @@ class ExpiryTest {
 
   @Test
   void lease_expiry_racing_acks_never_undoes_an_ack() throws Exception {
+    backend.onlySqlite("holds the SQLite writer with a gate");
     int jobs = 200;
     List<NewJob> batch = new ArrayList<>();
     IntStream.range(0, jobs).forEach(i -> batch.add(NewJob.of("q", bytes("p" + i), 0)));
@@ -173,17 +189,18 @@ class ExpiryTest {
 
     // Queue: the first half of the acks, then a command that moves the clock to the expiry, then
     // the second half of the acks interleaved with lease expiry from another thread.
-    WriterGate gate = new WriterGate(store);
+    WriterGate gate = new WriterGate(sqlite());
     List<CompletableFuture<Outcome>> acks = new ArrayList<>();
     for (int i = 0; i < jobs / 2; i++) {
       acks.add(store.ack(leased.get(i).jobId(), leased.get(i).token()));
     }
     CompletableFuture<Object> tick =
-        store.submitWrite(
-            context -> {
-              clock.advance(Duration.ofMillis(1));
-              return null;
-            });
+        sqlite()
+            .submitWrite(
+                context -> {
+                  clock.advance(Duration.ofMillis(1));
+                  return null;
+                });
     Thread expirer = new Thread(() -> store.expireLeases());
     expirer.start();
     for (int i = jobs / 2; i < jobs; i++) {

@@ -31,7 +31,7 @@ class GroupCommitTest {
   @TempDir Path dir;
   final TestClock clock = new TestClock();
   final List<Integer> batchSizes = new CopyOnWriteArrayList<>();
-  JobStore store;
+  SqliteStore store;
 
   private void open(CommitMode mode) {
     store = TestStores.open(TestStores.config(dir).commitMode(mode).build(), clock);

@@ -12,12 +12,19 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The housekeeping thread runs lease expiry and the purge on its own. The test clock decides what
  * is expired; the test waits for the commit that did the work, not for wall-clock time.
  */
+@ParameterizedClass
+@EnumSource(Backend.class)
 class HousekeepingTest {
+  @Parameter Backend backend;
+
   @TempDir Path dir;
   final TestClock clock = new TestClock();
 
@@ -29,7 +36,7 @@ class HousekeepingTest {
             .purgeInterval(StoreConfig.PURGE_INTERVAL_MIN)
             .retention(StoreConfig.RETENTION_MIN)
             .build();
-    try (JobStore store = TestStores.open(config, clock)) {
+    try (JobStore store = backend.open(config, clock)) {
       CountDownLatch expired = new CountDownLatch(1);
       CountDownLatch purged = new CountDownLatch(1);
       store.setCommitObserver(

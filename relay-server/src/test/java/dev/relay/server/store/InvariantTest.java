@@ -27,7 +27,7 @@ class InvariantTest {
 
   @Test
   void a_broken_invariant_fails_the_batch_and_everything_after_it_with_internal() {
-    try (JobStore store = TestStores.open(dir, clock)) {
+    try (SqliteStore store = TestStores.open(dir, clock)) {
       long kept = enqueue(store, "q", "committed before");
       WriterGate gate = new WriterGate(store);
       CompletableFuture<EnqueueResult> sameBatch = store.enqueue(NewJob.of("q", bytes("a"), 0));
@@ -50,21 +50,21 @@ class InvariantTest {
       assertThat(later.getMessage()).contains("a fenced update touched 2 rows");
       assertThat(join(store.stats()).queues().get(0).ready()).isEqualTo(1);
     }
-    try (JobStore reopened = TestStores.open(dir, clock)) {
+    try (SqliteStore reopened = TestStores.open(dir, clock)) {
       assertThat(join(reopened.stats()).queues().get(0).ready()).isEqualTo(1);
     }
   }
 
   @Test
   void an_impossible_row_found_by_the_claim_stops_the_writer() throws Exception {
-    try (JobStore store = TestStores.open(dir, clock)) {
+    try (SqliteStore store = TestStores.open(dir, clock)) {
       enqueue(store, "q", "x");
     }
     try (Connection c = TestStores.connect(dir);
         Statement s = c.createStatement()) {
       s.executeUpdate("UPDATE jobs SET attempts = max_attempts");
     }
-    try (JobStore store = TestStores.open(dir, clock)) {
+    try (SqliteStore store = TestStores.open(dir, clock)) {
       StoreException e = failure(store.lease(TestStores.request("q", 1)));
       assertThat(e.code()).isEqualTo(StoreError.INTERNAL);
       assertThat(e.getMessage()).contains("ready job 1 has spent 5 of 5 attempts");
@@ -75,7 +75,7 @@ class InvariantTest {
 
   @Test
   void corruption_reported_by_sqlite_while_running_stops_the_writer() {
-    try (JobStore store = TestStores.open(dir, clock)) {
+    try (SqliteStore store = TestStores.open(dir, clock)) {
       store.failNextWriteBatch(SQLiteErrorCode.SQLITE_CORRUPT);
       assertThat(failure(store.enqueue(NewJob.of("q", bytes("x"), 0))).code())
           .isEqualTo(StoreError.INTERNAL);

@@ -27,7 +27,7 @@ import org.sqlite.SQLiteErrorCode;
 class IoErrorTest {
   @TempDir Path dir;
   final TestClock clock = new TestClock();
-  JobStore store;
+  SqliteStore store;
 
   @BeforeEach
   void open() {

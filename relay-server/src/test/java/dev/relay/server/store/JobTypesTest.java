@@ -18,12 +18,19 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A job's type and headers: stored at enqueue, returned by lease, inspect and the dead list, and
  * read back as untyped for rows written before schema version 2.
  */
+@ParameterizedClass
+@EnumSource(Backend.class)
 class JobTypesTest {
+  @Parameter Backend backend;
+
   private static final List<Header> HEADERS =
       List.of(
           new Header("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
@@ -39,7 +46,7 @@ class JobTypesTest {
 
   @Test
   void type_and_headers_come_back_in_order_from_lease_inspect_and_the_dead_list() {
-    try (JobStore store = TestStores.open(dir, clock)) {
+    try (JobStore store = backend.open(dir, clock)) {
       long id = join(store.enqueue(typed("q", "email.send", HEADERS, 1))).jobId();
 
       JobView ready = TestStores.inspect(store, id);
@@ -61,14 +68,14 @@ class JobTypesTest {
   @Test
   void an_untyped_job_without_headers_stores_an_empty_type_and_no_header_bytes() throws Exception {
     long id;
-    try (JobStore store = TestStores.open(dir, clock)) {
+    try (JobStore store = backend.open(dir, clock)) {
       id = TestStores.enqueue(store, "q", "p");
       JobView view = TestStores.inspect(store, id);
       assertThat(view.type()).isEmpty();
       assertThat(view.headers()).isEmpty();
       assertThat(TestStores.leaseOne(store, "q").headers()).isEmpty();
     }
-    try (Connection c = TestStores.connect(dir);
+    try (Connection c = backend.connect(dir);
         Statement s = c.createStatement();
         ResultSet r = s.executeQuery("SELECT type, headers IS NULL FROM jobs WHERE id = " + id)) {
       assertThat(r.next()).isTrue();
@@ -79,7 +86,7 @@ class JobTypesTest {
 
   @Test
   void a_type_outside_the_allowed_characters_is_refused_as_an_invalid_argument() {
-    try (JobStore store = TestStores.open(dir, clock)) {
+    try (JobStore store = backend.open(dir, clock)) {
       StoreException refusal = TestStores.failure(store.enqueue(typed("q", "a b", List.of(), 0)));
       assertThat(refusal.code()).isEqualTo(StoreError.INVALID_ARGUMENT);
       StoreException tooLong =
@@ -97,7 +104,7 @@ class JobTypesTest {
 
   @Test
   void a_lease_counts_type_and_headers_against_its_byte_budget() {
-    try (JobStore store = TestStores.open(dir, clock)) {
+    try (JobStore store = backend.open(dir, clock)) {
       List<Header> big = new ArrayList<>();
       for (int i = 0; i < 7; i++) {
         big.add(new Header("h" + i, "v".repeat(1000)));
@@ -114,8 +121,9 @@ class JobTypesTest {
   @Test
   void rows_written_by_schema_version_1_read_back_untyped_and_ids_are_not_reused()
       throws Exception {
+    backend.onlySqlite("SQLite schema version 1");
     writeVersion1File();
-    try (JobStore store = TestStores.open(dir, clock)) {
+    try (JobStore store = backend.open(dir, clock)) {
       assertThat(store.recovery().schemaVersionFound()).isEqualTo(1);
       JobView old = TestStores.inspect(store, 1);
       assertThat(old.queue()).isEqualTo("q");
@@ -132,7 +140,7 @@ class JobTypesTest {
       assertThat(next).isEqualTo(6);
       assertThat(TestStores.inspect(store, next).headers()).containsExactlyElementsOf(HEADERS);
     }
-    try (Connection c = TestStores.connect(dir);
+    try (Connection c = backend.connect(dir);
         Statement s = c.createStatement()) {
       assertThat(Sqlite.queryLong(s, "PRAGMA user_version")).isEqualTo(Schema.VERSION);
       List<String> columns = new ArrayList<>();
@@ -155,9 +163,10 @@ class JobTypesTest {
   @Test
   void version_1_fencing_and_lease_token_carry_over_as_fencing_number_and_fencing_token()
       throws Exception {
+    backend.onlySqlite("SQLite schema version 1");
     writeVersion1File();
     FencingToken token = FencingToken.fromHex("00112233445566778899aabbccddeeff");
-    try (Connection c = TestStores.connect(dir);
+    try (Connection c = backend.connect(dir);
         Statement s = c.createStatement()) {
       s.executeUpdate(
           "INSERT INTO jobs (id, queue, state, priority, attempts, max_attempts, fencing,"
@@ -167,7 +176,7 @@ class JobTypesTest {
               + token
               + "', 1, 0, 0, x'')");
     }
-    try (JobStore store = TestStores.open(dir, clock)) {
+    try (JobStore store = backend.open(dir, clock)) {
       assertThat(TestStores.inspect(store, 2).fencingNumber()).isEqualTo(3);
       assertThat(join(store.ack(2, token))).isEqualTo(Outcome.ALREADY_ACKED);
     }
@@ -178,7 +187,7 @@ class JobTypesTest {
    * and job 5 enqueued then purged, so the AUTOINCREMENT high-water mark is above every row.
    */
   private void writeVersion1File() throws SQLException {
-    try (Connection c = TestStores.connect(dir);
+    try (Connection c = backend.connect(dir);
         Statement s = c.createStatement()) {
       s.executeUpdate("PRAGMA auto_vacuum = INCREMENTAL");
       s.executeUpdate(

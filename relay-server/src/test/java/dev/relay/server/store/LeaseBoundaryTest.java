@@ -15,13 +15,20 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Time boundaries to the millisecond. A lease is valid while {@code now < leaseExpiresAt}: at
  * expiry minus 1 ms the holder may still act, from expiry on it may not and lease expiry takes the
  * job back. A delayed job is leasable from its due millisecond on.
  */
+@ParameterizedClass
+@EnumSource(Backend.class)
 class LeaseBoundaryTest {
+  @Parameter Backend backend;
+
   @TempDir Path dir;
   final TestClock clock = new TestClock();
   JobStore store;
@@ -29,7 +36,7 @@ class LeaseBoundaryTest {
 
   @BeforeEach
   void open() {
-    store = TestStores.open(dir, clock);
+    store = backend.open(dir, clock);
   }
 
   @AfterEach

@@ -13,19 +13,26 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Which jobs a claim picks: lowest effective class (priority minus full minutes waited), then the
  * job available first, then the lowest id; at most jobsMax and within the payload budget.
  */
+@ParameterizedClass
+@EnumSource(Backend.class)
 class LeaseOrderTest {
+  @Parameter Backend backend;
+
   @TempDir Path dir;
   final TestClock clock = new TestClock();
   JobStore store;
 
   @BeforeEach
   void open() {
-    store = TestStores.open(dir, clock);
+    store = backend.open(dir, clock);
   }
 
   @AfterEach

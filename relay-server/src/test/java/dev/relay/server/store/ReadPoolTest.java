@@ -21,7 +21,7 @@ class ReadPoolTest {
   @Test
   void a_full_read_queue_fails_at_once_with_overloaded() throws Exception {
     StoreConfig config = TestStores.config(dir).readThreads(1).readQueueCapacity(1).build();
-    try (JobStore store = TestStores.open(config, clock)) {
+    try (SqliteStore store = TestStores.open(config, clock)) {
       CountDownLatch entered = new CountDownLatch(1);
       CountDownLatch release = new CountDownLatch(1);
       CompletableFuture<Object> busy =
@@ -51,7 +51,7 @@ class ReadPoolTest {
 
   @Test
   void read_connections_refuse_to_write() throws Exception {
-    try (JobStore store = TestStores.open(dir, clock)) {
+    try (SqliteStore store = TestStores.open(dir, clock)) {
       StoreException e =
           failure(
               store.submitRead(

@@ -15,16 +15,23 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** Store limits on single requests: accepted at the limit, refused one past it, atomically. */
+@ParameterizedClass
+@EnumSource(Backend.class)
 class RequestLimitsTest {
+  @Parameter Backend backend;
+
   @TempDir Path dir;
   final TestClock clock = new TestClock();
   JobStore store;
 
   @BeforeEach
   void open() {
-    store = TestStores.open(dir, clock);
+    store = backend.open(dir, clock);
   }
 
   @AfterEach

@@ -17,9 +17,16 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** Retention: done and cancelled jobs (and their keys) go after the window; dead jobs stay. */
+@ParameterizedClass
+@EnumSource(Backend.class)
 class RetentionTest {
+  @Parameter Backend backend;
+
   static final Duration RETENTION = Duration.ofHours(1);
 
   @TempDir Path dir;
@@ -28,12 +35,14 @@ class RetentionTest {
 
   @AfterEach
   void close() {
-    store.close();
+    if (store != null) {
+      store.close();
+    }
   }
 
   private void open(int purgeBatchMax) {
     store =
-        TestStores.open(
+        backend.open(
             TestStores.config(dir).retention(RETENTION).purgeBatchMax(purgeBatchMax).build(),
             clock);
   }
@@ -102,6 +111,7 @@ class RetentionTest {
 
   @Test
   void purged_pages_are_returned_to_the_file_system() {
+    backend.onlySqlite("pages of the database file");
     open(StoreConfig.PURGE_BATCH_MAX_MAX);
     byte[] payload = new byte[16 * 1024];
     List<NewJob> jobs = new ArrayList<>();

@@ -16,16 +16,23 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** Nack: failures are recorded, retries wait a persisted backoff, exhausted jobs become dead. */
+@ParameterizedClass
+@EnumSource(Backend.class)
 class RetryTest {
+  @Parameter Backend backend;
+
   @TempDir Path dir;
   final TestClock clock = new TestClock();
   JobStore store;
 
   @BeforeEach
   void open() {
-    store = TestStores.open(dir, clock);
+    store = backend.open(dir, clock);
   }
 
   @AfterEach
@@ -118,7 +125,7 @@ class RetryTest {
       join(store.nack(id, job.token(), "boom", null));
 
       store.close();
-      store = TestStores.open(dir, clock);
+      store = backend.open(dir, clock);
       if (attempt == 3) {
         break;
       }

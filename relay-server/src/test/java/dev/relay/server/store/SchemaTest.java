@@ -23,7 +23,7 @@ class SchemaTest {
 
   @Test
   void the_write_connection_runs_with_every_production_pragma() {
-    try (JobStore store = TestStores.open(dir, clock)) {
+    try (SqliteStore store = TestStores.open(dir, clock)) {
       Map<String, String> pragmas =
           TestStores.join(
               store.submitWrite(
@@ -164,14 +164,14 @@ class SchemaTest {
   @Test
   void reopening_a_current_file_migrates_nothing() {
     TestStores.open(dir, clock).close();
-    try (JobStore store = TestStores.open(dir, clock)) {
+    try (SqliteStore store = TestStores.open(dir, clock)) {
       assertThat(store.recovery().schemaVersionFound()).isEqualTo(Schema.VERSION);
     }
   }
 
   @Test
   void a_new_file_reports_version_0_found() {
-    try (JobStore store = TestStores.open(dir, clock)) {
+    try (SqliteStore store = TestStores.open(dir, clock)) {
       assertThat(store.recovery().schemaVersionFound()).isZero();
     }
   }

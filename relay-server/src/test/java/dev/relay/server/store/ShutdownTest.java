@@ -22,7 +22,7 @@ class ShutdownTest {
   @Test
   void close_finishes_accepted_commands_and_refuses_later_ones_with_shutting_down()
       throws Exception {
-    JobStore store = TestStores.open(dir, clock);
+    SqliteStore store = TestStores.open(dir, clock);
     WriterGate gate = new WriterGate(store);
     List<CompletableFuture<EnqueueResult>> accepted = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
@@ -63,18 +63,18 @@ class ShutdownTest {
     assertThat(created).isGreaterThanOrEqualTo(10);
 
     assertThat(TestStores.failure(store.stats()).code()).isEqualTo(StoreError.SHUTTING_DOWN);
-    try (JobStore reopened = TestStores.open(dir, clock)) {
+    try (SqliteStore reopened = TestStores.open(dir, clock)) {
       assertThat(join(reopened.stats()).queues().get(0).ready()).isEqualTo(created);
     }
   }
 
   @Test
   void close_twice_is_harmless_and_the_directory_can_be_reopened() {
-    JobStore store = TestStores.open(dir, clock);
+    SqliteStore store = TestStores.open(dir, clock);
     TestStores.enqueue(store, "q", "x");
     store.close();
     store.close();
-    try (JobStore reopened = TestStores.open(dir, clock)) {
+    try (SqliteStore reopened = TestStores.open(dir, clock)) {
       assertThat(join(reopened.stats()).queues()).hasSize(1);
     }
   }

@@ -34,11 +34,11 @@ final class TestStores {
         .backoffJitter(0);
   }
 
-  static JobStore open(StoreConfig config, TestClock clock) {
-    return JobStore.open(config, clock, new SplittableRandom(42));
+  static SqliteStore open(StoreConfig config, TestClock clock) {
+    return SqliteStore.open(config, clock, new SplittableRandom(42));
   }
 
-  static JobStore open(Path dir, TestClock clock) {
+  static SqliteStore open(Path dir, TestClock clock) {
     return open(config(dir).build(), clock);
   }
 

@@ -14,7 +14,7 @@ final class WriterGate {
   private final CompletableFuture<Void> done;
 
   /** Submits the gate and waits until the writer is inside it. */
-  WriterGate(JobStore store) {
+  WriterGate(SqliteStore store) {
     done =
         store.submitWrite(
             context -> {

@@ -19,7 +19,7 @@ class WriterOverloadTest {
 
   @TempDir Path dir;
   final TestClock clock = new TestClock();
-  JobStore store;
+  SqliteStore store;
 
   @AfterEach
   void close() {

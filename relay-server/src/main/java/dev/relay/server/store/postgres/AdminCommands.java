@@ -1,0 +1,293 @@
+package dev.relay.server.store.postgres;
+
+import dev.relay.server.store.Outcome;
+import dev.relay.server.store.QueueDeletion;
+import dev.relay.server.store.StoreConfig;
+import dev.relay.server.store.StoreCounters;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * Operator commands and retention, SQLite's semantics on rows any node may change: cancel, pause,
+ * resume and delete a queue, requeue and purge dead jobs, purge finished jobs past retention. Each
+ * changes rows with statements whose WHERE repeats the state test, so a row another node changed
+ * first is left alone.
+ */
+final class AdminCommands {
+  static final int REQUEUE_BATCH_MAX = 1000;
+
+  private static final String READ_STATE = "SELECT queue, state FROM jobs WHERE id = ? FOR UPDATE";
+  private static final String CANCEL =
+      "UPDATE jobs SET state = "
+          + PostgresSchema.CANCELLED
+          + ", finished_at_ms = ? WHERE id = ? AND state = "
+          + PostgresSchema.READY;
+  private static final String REQUEUE_SET =
+      "UPDATE jobs SET state = "
+          + PostgresSchema.READY
+          + ", attempts = 0, available_at_ms = ?, finished_at_ms = NULL, dead_reason = NULL";
+  private static final String REQUEUE_ONE =
+      REQUEUE_SET + " WHERE id = ? AND state = " + PostgresSchema.DEAD;
+  private static final String REQUEUE_MANY =
+      REQUEUE_SET
+          + " WHERE id IN (SELECT id FROM jobs WHERE state = "
+          + PostgresSchema.DEAD
+          + " AND (? = '' OR queue = ?) ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)"
+          + " RETURNING queue";
+  private static final String DELETE_DEAD =
+      "DELETE FROM jobs WHERE id = ? AND state = " + PostgresSchema.DEAD;
+  private static final String DEAD_PURGE =
+      "DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state = "
+          + PostgresSchema.DEAD
+          + " AND queue = ? AND finished_at_ms <= ? ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)"
+          + " RETURNING queue";
+  private static final String COUNTS =
+      "SELECT count(*) FILTER (WHERE state = "
+          + PostgresSchema.READY
+          + "), count(*) FILTER (WHERE state = "
+          + PostgresSchema.LEASED
+          + "), count(*) FILTER (WHERE state = "
+          + PostgresSchema.DEAD
+          + ") FROM jobs WHERE queue = ?";
+  private static final String DELETE_FINISHED_OF_QUEUE =
+      "DELETE FROM jobs WHERE queue = ? AND state IN ("
+          + PostgresSchema.DONE
+          + ", "
+          + PostgresSchema.CANCELLED
+          + ")";
+  private static final String ANY_READY =
+      "SELECT 1 FROM jobs WHERE state = " + PostgresSchema.READY + " AND queue = ? LIMIT 1";
+  private static final String PURGE =
+      "DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state IN (%s)"
+          + " AND finished_at_ms <= ? ORDER BY finished_at_ms LIMIT ? FOR UPDATE SKIP LOCKED)"
+          + " RETURNING queue";
+  private static final String PURGE_FINISHED =
+      PURGE.formatted(PostgresSchema.DONE + ", " + PostgresSchema.CANCELLED);
+  private static final String PURGE_DEAD = PURGE.formatted(PostgresSchema.DEAD);
+  private static final String DROP_EMPTY =
+      "DELETE FROM queues WHERE name IN (SELECT name FROM queues WHERE NOT paused"
+          + " AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.queue = queues.name)"
+          + " LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING name";
+
+  private AdminCommands() {}
+
+  static PostgresCommand<Outcome> cancel(long jobId) {
+    return tx -> {
+      PreparedStatement read = tx.statement(READ_STATE);
+      read.setLong(1, jobId);
+      try (ResultSet r = read.executeQuery()) {
+        if (!r.next()) {
+          return Outcome.UNKNOWN_JOB;
+        }
+        if (r.getInt(2) != PostgresSchema.READY) {
+          return Outcome.INVALID_STATE;
+        }
+      }
+      PreparedStatement s = tx.statement(CANCEL);
+      s.setLong(1, tx.now());
+      s.setLong(2, jobId);
+      return LeaseCommands.fenced(s, jobId, "cancel") ? Outcome.OK : Outcome.INVALID_STATE;
+    };
+  }
+
+  static PostgresCommand<Outcome> pause(String queue, boolean create) {
+    return tx -> {
+      if (create) {
+        Queues.ensureLocked(tx, queue);
+      } else if (Queues.paused(tx, queue) == null) {
+        return Outcome.UNKNOWN_QUEUE;
+      }
+      Queues.setPaused(tx, queue, true);
+      return Outcome.OK;
+    };
+  }
+
+  static PostgresCommand<Outcome> resume(String queue) {
+    return tx -> {
+      Boolean paused = Queues.paused(tx, queue);
+      if (paused == null) {
+        return Outcome.UNKNOWN_QUEUE;
+      }
+      if (paused) {
+        Queues.setPaused(tx, queue, false);
+        PreparedStatement s = tx.statement(ANY_READY);
+        s.setString(1, queue);
+        try (ResultSet r = s.executeQuery()) {
+          if (r.next()) {
+            tx.available(queue);
+          }
+        }
+      }
+      return Outcome.OK;
+    };
+  }
+
+  static PostgresCommand<QueueDeletion> deleteQueue(String queue) {
+    return tx -> {
+      Boolean paused = Queues.paused(tx, queue);
+      if (paused == null) {
+        return new QueueDeletion(Outcome.UNKNOWN_QUEUE, 0, 0, 0, 0);
+      }
+      Queues.ensureLocked(tx, queue);
+      PreparedStatement counts = tx.statement(COUNTS);
+      counts.setString(1, queue);
+      long ready;
+      long leased;
+      long dead;
+      try (ResultSet r = counts.executeQuery()) {
+        r.next();
+        ready = r.getLong(1);
+        leased = r.getLong(2);
+        dead = r.getLong(3);
+      }
+      if (ready + leased + dead > 0) {
+        return new QueueDeletion(Outcome.INVALID_STATE, ready, leased, dead, 0);
+      }
+      PreparedStatement s = tx.statement(DELETE_FINISHED_OF_QUEUE);
+      s.setString(1, queue);
+      int deleted = s.executeUpdate();
+      Queues.delete(tx, queue);
+      tx.emptied(queue);
+      return new QueueDeletion(Outcome.OK, 0, 0, 0, deleted);
+    };
+  }
+
+  static PostgresCommand<Outcome> deadRequeueJob(String queueOrEmpty, long jobId) {
+    return tx -> {
+      PreparedStatement read = tx.statement(READ_STATE);
+      read.setLong(1, jobId);
+      String queue;
+      try (ResultSet r = read.executeQuery()) {
+        if (!r.next()) {
+          return Outcome.UNKNOWN_JOB;
+        }
+        if (r.getInt(2) != PostgresSchema.DEAD) {
+          return Outcome.INVALID_STATE;
+        }
+        queue = r.getString(1);
+      }
+      if (!queueOrEmpty.isEmpty() && !queueOrEmpty.equals(queue)) {
+        return Outcome.INVALID_STATE;
+      }
+      PreparedStatement s = tx.statement(REQUEUE_ONE);
+      s.setLong(1, tx.now());
+      s.setLong(2, jobId);
+      if (!LeaseCommands.fenced(s, jobId, "requeue")) {
+        return Outcome.INVALID_STATE;
+      }
+      tx.available(queue);
+      return Outcome.OK;
+    };
+  }
+
+  /**
+   * Deletes one dead job, answering as {@link #deadRequeueJob} does: UNKNOWN_JOB, INVALID_STATE for
+   * a job that is not dead or is dead in another queue than {@code queueOrEmpty}, else OK.
+   */
+  static PostgresCommand<Outcome> deadPurgeJob(String queueOrEmpty, long jobId) {
+    return tx -> {
+      PreparedStatement read = tx.statement(READ_STATE);
+      read.setLong(1, jobId);
+      String queue;
+      try (ResultSet r = read.executeQuery()) {
+        if (!r.next()) {
+          return Outcome.UNKNOWN_JOB;
+        }
+        if (r.getInt(2) != PostgresSchema.DEAD) {
+          return Outcome.INVALID_STATE;
+        }
+        queue = r.getString(1);
+      }
+      if (!queueOrEmpty.isEmpty() && !queueOrEmpty.equals(queue)) {
+        return Outcome.INVALID_STATE;
+      }
+      PreparedStatement delete = tx.statement(DELETE_DEAD);
+      delete.setLong(1, jobId);
+      if (!LeaseCommands.fenced(delete, jobId, "dead purge")) {
+        return Outcome.INVALID_STATE;
+      }
+      tx.event(queue, StoreCounters.Event.PURGED);
+      return Outcome.OK;
+    };
+  }
+
+  static PostgresCommand<Long> deadRequeue(String queueOrEmpty, int limit) {
+    return tx -> {
+      PreparedStatement s = tx.statement(REQUEUE_MANY);
+      s.setLong(1, tx.now());
+      s.setString(2, queueOrEmpty);
+      s.setString(3, queueOrEmpty);
+      s.setInt(4, limit);
+      long moved = 0;
+      try (ResultSet r = s.executeQuery()) {
+        while (r.next()) {
+          tx.available(r.getString(1));
+          moved++;
+        }
+      }
+      return moved;
+    };
+  }
+
+  static PostgresCommand<Integer> deadPurge(String queue, long olderThanMillis, int limit) {
+    return tx -> {
+      PreparedStatement s = tx.statement(DEAD_PURGE);
+      s.setString(1, queue);
+      s.setLong(2, tx.now() - olderThanMillis);
+      s.setInt(3, limit);
+      int purged = 0;
+      try (ResultSet r = s.executeQuery()) {
+        while (r.next()) {
+          tx.event(r.getString(1), StoreCounters.Event.PURGED);
+          purged++;
+        }
+      }
+      return purged;
+    };
+  }
+
+  /**
+   * Retention: up to {@code purgeBatchMax} done and cancelled jobs past {@code retention}, then
+   * dead jobs past {@code deadRetention} when it is on, then the rows of empty unpaused queues.
+   * PostgreSQL's autovacuum reclaims the space.
+   */
+  static PostgresCommand<Long> purgeFinished() {
+    return tx -> {
+      StoreConfig config = tx.config;
+      long purged =
+          purge(tx, PURGE_FINISHED, config.retention().toMillis(), config.purgeBatchMax());
+      if (!config.deadRetention().isZero() && purged < config.purgeBatchMax()) {
+        purged +=
+            purge(
+                tx,
+                PURGE_DEAD,
+                config.deadRetention().toMillis(),
+                config.purgeBatchMax() - (int) purged);
+      }
+      PreparedStatement drop = tx.statement(DROP_EMPTY);
+      drop.setInt(1, config.purgeBatchMax());
+      try (ResultSet r = drop.executeQuery()) {
+        while (r.next()) {
+          tx.emptied(r.getString(1));
+        }
+      }
+      return purged;
+    };
+  }
+
+  private static long purge(Transaction tx, String sql, long keptMillis, int limit)
+      throws SQLException {
+    PreparedStatement s = tx.statement(sql);
+    s.setLong(1, tx.now() - keptMillis);
+    s.setInt(2, limit);
+    long purged = 0;
+    try (ResultSet r = s.executeQuery()) {
+      while (r.next()) {
+        tx.event(r.getString(1), StoreCounters.Event.PURGED);
+        purged++;
+      }
+    }
+    return purged;
+  }
+}

@@ -1,0 +1,126 @@
+package dev.relay.server.store.postgres;
+
+import dev.relay.server.store.ExpiryResult;
+import dev.relay.server.store.StoreCounters;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Ends expired leases, safely with every node doing it at once: the expired rows are locked with
+ * {@code FOR UPDATE SKIP LOCKED} (a row another node is ending or settling is skipped, not waited
+ * for), and each end is a compare-and-set on state, token and expiry, so an expiry that lost a race
+ * to an ACK or a renew changes nothing. Expiry counts as an attempt: the job is retried after
+ * backoff, or dead with reason {@code lease expired} when its attempts are spent. Unlike SQLite, a
+ * node's restart ends no lease: the other nodes' leases are alive, and expiry handles this node's.
+ */
+final class LeaseExpiry {
+  static final int EXPIRE_BATCH_MAX = 1000;
+  static final String DEAD_REASON = "lease expired";
+
+  private static final String COLUMNS =
+      "SELECT id, queue, attempts, max_attempts, fencing_token, lease_expires_at_ms";
+  private static final String EXPIRED =
+      COLUMNS
+          + " FROM jobs WHERE state = "
+          + PostgresSchema.LEASED
+          + " AND lease_expires_at_ms <= ? ORDER BY lease_expires_at_ms LIMIT ?"
+          + " FOR UPDATE SKIP LOCKED";
+  private static final String EXPIRED_IN_QUEUE =
+      COLUMNS
+          + " FROM jobs WHERE state = "
+          + PostgresSchema.LEASED
+          + " AND lease_expires_at_ms <= ? AND queue = ? ORDER BY lease_expires_at_ms LIMIT ?"
+          + " FOR UPDATE SKIP LOCKED";
+  private static final String CAS =
+      " WHERE id = ? AND state = "
+          + PostgresSchema.LEASED
+          + " AND fencing_token = ? AND lease_expires_at_ms <= ?";
+  private static final String TO_READY =
+      "UPDATE jobs SET state = "
+          + PostgresSchema.READY
+          + ", fencing_token = NULL, lease_expires_at_ms = NULL, expiries = expiries + 1,"
+          + " last_error = ?, available_at_ms = ?"
+          + CAS;
+  private static final String TO_DEAD =
+      "UPDATE jobs SET state = "
+          + PostgresSchema.DEAD
+          + ", fencing_token = NULL, lease_expires_at_ms = NULL, expiries = expiries + 1,"
+          + " last_error = ?, finished_at_ms = ?, dead_reason = '"
+          + DEAD_REASON
+          + "'"
+          + CAS;
+
+  private record Lease(
+      long id, String queue, int attempts, int attemptsMax, byte[] token, long expiresAtMillis) {}
+
+  private LeaseExpiry() {}
+
+  static ExpiryResult expire(Transaction tx, int max) throws SQLException {
+    PreparedStatement s = tx.statement(EXPIRED);
+    s.setLong(1, tx.now());
+    s.setInt(2, max);
+    return endAll(tx, read(s));
+  }
+
+  static ExpiryResult expireInQueue(Transaction tx, String queue, int max) throws SQLException {
+    PreparedStatement s = tx.statement(EXPIRED_IN_QUEUE);
+    s.setLong(1, tx.now());
+    s.setString(2, queue);
+    s.setInt(3, max);
+    return endAll(tx, read(s));
+  }
+
+  private static List<Lease> read(PreparedStatement s) throws SQLException {
+    List<Lease> leases = new ArrayList<>();
+    try (ResultSet r = s.executeQuery()) {
+      while (r.next()) {
+        leases.add(
+            new Lease(
+                r.getLong(1),
+                r.getString(2),
+                r.getInt(3),
+                r.getInt(4),
+                r.getBytes(5),
+                r.getLong(6)));
+      }
+    }
+    return leases;
+  }
+
+  private static ExpiryResult endAll(Transaction tx, List<Lease> leases) throws SQLException {
+    long requeued = 0;
+    long dead = 0;
+    for (Lease lease : leases) {
+      boolean exhausted = lease.attempts() >= lease.attemptsMax();
+      long delayMillis = tx.backoff.delayMillis(lease.attempts());
+      PreparedStatement s = tx.statement(exhausted ? TO_DEAD : TO_READY);
+      s.setString(
+          1,
+          "lease expired at "
+              + Instant.ofEpochMilli(lease.expiresAtMillis())
+              + " (attempt "
+              + lease.attempts()
+              + ")");
+      s.setLong(2, exhausted ? tx.now() : tx.now() + delayMillis);
+      s.setLong(3, lease.id());
+      s.setBytes(4, lease.token());
+      s.setLong(5, tx.now());
+      if (!LeaseCommands.fenced(s, lease.id(), "lease expiry")) {
+        continue;
+      }
+      tx.event(lease.queue(), StoreCounters.Event.EXPIRED);
+      if (exhausted) {
+        tx.event(lease.queue(), StoreCounters.Event.DEAD);
+        dead++;
+      } else {
+        tx.availableAt(lease.queue(), tx.now() + delayMillis);
+        requeued++;
+      }
+    }
+    return new ExpiryResult(requeued, dead);
+  }
+}

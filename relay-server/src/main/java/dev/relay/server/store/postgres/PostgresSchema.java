@@ -1,0 +1,126 @@
+package dev.relay.server.store.postgres;
+
+import dev.relay.protocol.JobState;
+import dev.relay.server.store.StoreOpenException;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+
+/**
+ * The PostgreSQL schema, versioned like the SQLite one: {@code relay_schema.version} holds the
+ * version, forward migrations run at startup in one transaction under an advisory lock (so nodes
+ * starting together migrate once), and a database newer than this build is refused.
+ *
+ * <p>The columns and state codes are SQLite's ({@code jobs.state} holds the protocol's JobState
+ * codes), so the shared readers can read both. Ids come from an identity column and are never
+ * reused.
+ */
+final class PostgresSchema {
+  static final int VERSION = 1;
+
+  static final int READY = JobState.READY.code();
+  static final int LEASED = JobState.LEASED.code();
+  static final int DONE = JobState.DONE.code();
+  static final int DEAD = JobState.DEAD.code();
+  static final int CANCELLED = JobState.CANCELLED.code();
+
+  /** Any 64-bit number held by no other application on the database: "RLAYSCHM". */
+  private static final long MIGRATION_LOCK = 0x524c4159_5343484dL;
+
+  private static final List<List<String>> MIGRATIONS =
+      List.of(
+          List.of(
+              "CREATE TABLE queues ("
+                  + " name TEXT NOT NULL PRIMARY KEY,"
+                  + " paused BOOLEAN NOT NULL DEFAULT FALSE)",
+              "CREATE TABLE jobs ("
+                  + " id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+                  + " queue TEXT NOT NULL,"
+                  + " state SMALLINT NOT NULL CHECK (state BETWEEN 0 AND 4),"
+                  + " priority SMALLINT NOT NULL CHECK (priority BETWEEN 0 AND 3),"
+                  + " attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),"
+                  + " max_attempts INTEGER NOT NULL CHECK (max_attempts >= 1),"
+                  + " fencing_number BIGINT NOT NULL DEFAULT 0,"
+                  + " expiries INTEGER NOT NULL DEFAULT 0,"
+                  + " failures INTEGER NOT NULL DEFAULT 0,"
+                  + " enqueued_at_ms BIGINT NOT NULL,"
+                  + " available_at_ms BIGINT NOT NULL,"
+                  + " fencing_token BYTEA,"
+                  + " lease_expires_at_ms BIGINT,"
+                  + " leased_at_ms BIGINT,"
+                  + " finished_at_ms BIGINT,"
+                  + " idempotency_key TEXT,"
+                  + " last_error TEXT,"
+                  + " dead_reason TEXT,"
+                  + " type TEXT NOT NULL DEFAULT '',"
+                  + " headers BYTEA,"
+                  + " payload_bytes INTEGER NOT NULL,"
+                  + " payload_crc32c BIGINT NOT NULL,"
+                  + " payload BYTEA NOT NULL)",
+              // Claims: the partial index on ready jobs, read per queue and priority class.
+              "CREATE INDEX jobs_ready ON jobs (queue, priority, available_at_ms, id)"
+                  + " WHERE state = "
+                  + READY,
+              "CREATE INDEX jobs_leased ON jobs (lease_expires_at_ms) WHERE state = " + LEASED,
+              // The depth cap counts a queue's unfinished jobs at each enqueue.
+              "CREATE INDEX jobs_unfinished ON jobs (queue) WHERE state IN ("
+                  + READY
+                  + ", "
+                  + LEASED
+                  + ")",
+              "CREATE UNIQUE INDEX jobs_idempotency ON jobs (queue, idempotency_key)"
+                  + " WHERE idempotency_key IS NOT NULL",
+              "CREATE INDEX jobs_finished ON jobs (finished_at_ms) WHERE state IN ("
+                  + DONE
+                  + ", "
+                  + CANCELLED
+                  + ")",
+              "CREATE INDEX jobs_finished_queue ON jobs (queue, state, id) WHERE state IN ("
+                  + DONE
+                  + ", "
+                  + CANCELLED
+                  + ")",
+              "CREATE INDEX jobs_dead ON jobs (queue, id) WHERE state = " + DEAD,
+              "CREATE INDEX jobs_dead_all ON jobs (id) WHERE state = " + DEAD,
+              "CREATE INDEX jobs_dead_finished ON jobs (finished_at_ms) WHERE state = " + DEAD));
+
+  private PostgresSchema() {}
+
+  /** Applies every missing migration in one transaction and answers the version found. */
+  static int migrate(Connection c, String url) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("SELECT pg_advisory_xact_lock(" + MIGRATION_LOCK + ")");
+      s.execute("CREATE TABLE IF NOT EXISTS relay_schema (version INTEGER NOT NULL)");
+      int found = 0;
+      try (ResultSet r = s.executeQuery("SELECT max(version) FROM relay_schema")) {
+        if (r.next()) {
+          found = r.getInt(1);
+        }
+      }
+      if (found > VERSION) {
+        c.rollback();
+        throw new StoreOpenException(
+            url
+                + " has schema version "
+                + found
+                + " but this build of Relay supports PostgreSQL schema versions up to "
+                + VERSION
+                + "; run a newer Relay");
+      }
+      for (int v = found; v < VERSION; v++) {
+        for (String sql : MIGRATIONS.get(v)) {
+          s.execute(sql);
+        }
+      }
+      s.execute("DELETE FROM relay_schema");
+      s.execute("INSERT INTO relay_schema (version) VALUES (" + VERSION + ")");
+      c.commit();
+      return found;
+    } catch (SQLException | RuntimeException e) {
+      c.rollback();
+      throw e;
+    }
+  }
+}

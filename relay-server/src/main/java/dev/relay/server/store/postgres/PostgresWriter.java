@@ -1,0 +1,388 @@
+package dev.relay.server.store.postgres;
+
+import dev.relay.server.store.AvailabilityListener;
+import dev.relay.server.store.CommitObserver;
+import dev.relay.server.store.Invariants;
+import dev.relay.server.store.StoreConfig;
+import dev.relay.server.store.StoreCounters;
+import dev.relay.server.store.StoreError;
+import dev.relay.server.store.StoreException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.postgresql.PGConnection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one thread of this node that writes, with its own connection: group commit as in SQLite's
+ * writer. It takes one command, drains what else waits (up to {@code batchCommandsMax}), runs them
+ * in one transaction, each in a savepoint, sends one NOTIFY per queue that gained an available job
+ * inside that transaction, and completes the futures only after COMMIT returned (synchronous_commit
+ * is on, so a COMMIT that returned is durable on the primary).
+ *
+ * <p>Failures: a command's {@link StoreException} rolls back its savepoint only; a lost database
+ * fails the batch with a retryable STORE_UNAVAILABLE and the next batch reconnects; a broken
+ * invariant stops the writer for good. Nothing in memory describes the database, so nothing needs
+ * rebuilding after a reconnect.
+ */
+final class PostgresWriter {
+  static final String THREAD_NAME = "relay-pg-writer";
+
+  /** The NOTIFY channel; the payload is {@code "<epoch ms available> <queue>"}. */
+  static final String CHANNEL = "relay_available";
+
+  private static final Logger log = LoggerFactory.getLogger(PostgresWriter.class);
+  private static final String NOTIFY = "SELECT pg_notify('" + CHANNEL + "', ?)";
+
+  private enum Status {
+    RUNNING,
+    CLOSING,
+    BROKEN
+  }
+
+  private static final Task<Void> STOP = new Task<>(null);
+
+  private final ArrayBlockingQueue<Task<?>> queue;
+  private final int capacity;
+  private final int batchMax;
+  private final Connections connections;
+  private final Transaction tx;
+  private final StoreCounters counters;
+  private final Thread thread;
+  private final AtomicReference<Status> status = new AtomicReference<>(Status.RUNNING);
+  private volatile Throwable brokenBy;
+  private volatile CommitObserver observer = CommitObserver.NONE;
+  private volatile AvailabilityListener availabilityListener = queues -> {};
+  private Connection connection;
+
+  /** The server process of the write connection, so this node skips its own NOTIFYs. */
+  private volatile int backendPid;
+
+  PostgresWriter(
+      StoreConfig config, Connections connections, Transaction tx, StoreCounters counters) {
+    this.capacity = config.writerQueueCapacity();
+    this.queue = new ArrayBlockingQueue<>(capacity);
+    this.batchMax = config.batchCommandsMax();
+    this.connections = connections;
+    this.tx = tx;
+    this.counters = counters;
+    this.thread = new Thread(this::loop, THREAD_NAME);
+    thread.setDaemon(true);
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  /** Queues {@code command} for the next batch; never blocks. */
+  <T> CompletableFuture<T> submit(PostgresCommand<T> command) {
+    Task<T> task = new Task<>(command);
+    StoreException refusal = refusal();
+    if (refusal != null) {
+      task.future.completeExceptionally(refusal);
+    } else if (!queue.offer(task)) {
+      task.future.completeExceptionally(
+          new StoreException(
+              StoreError.OVERLOADED,
+              "the writer queue is full (" + capacity + " commands, writerQueueCapacity)"));
+    } else if (refusal() != null && queue.remove(task)) {
+      task.future.completeExceptionally(refusal());
+    }
+    return task.future;
+  }
+
+  private StoreException refusal() {
+    return switch (status.get()) {
+      case RUNNING -> null;
+      case CLOSING -> new StoreException(StoreError.SHUTTING_DOWN, "the store is closing");
+      case BROKEN ->
+          new StoreException(
+              StoreError.INTERNAL,
+              "the writer stopped after a broken invariant: " + brokenBy,
+              brokenBy);
+    };
+  }
+
+  /** Blocks until {@code future} is done; for lifecycle and housekeeping, never the writer. */
+  <T> T await(CompletableFuture<T> future) {
+    Invariants.check(!isWriterThread(), "a blocking store call on the writer thread");
+    try {
+      return future.get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof StoreException s) {
+        throw s;
+      }
+      throw new StoreException(StoreError.INTERNAL, "writer command failed: " + e.getCause(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StoreException(
+          StoreError.SHUTTING_DOWN, "interrupted while waiting for the writer");
+    }
+  }
+
+  /** The process id PostgreSQL gives the write connection (0 before the first connection). */
+  int backendPid() {
+    return backendPid;
+  }
+
+  int depth() {
+    return queue.size();
+  }
+
+  boolean isWriterThread() {
+    return Thread.currentThread() == thread;
+  }
+
+  void setObserver(CommitObserver observer) {
+    this.observer = observer;
+  }
+
+  void setAvailabilityListener(AvailabilityListener listener) {
+    this.availabilityListener = listener;
+  }
+
+  private void loop() {
+    List<Task<?>> drained = new ArrayList<>(batchMax);
+    try {
+      boolean stop = false;
+      while (!stop) {
+        drained.clear();
+        drained.add(queue.take());
+        queue.drainTo(drained, batchMax - 1);
+        stop = drained.remove(STOP);
+        if (!runBatch(drained)) {
+          stopBroken(drained, brokenBy);
+          return;
+        }
+      }
+    } catch (InterruptedException | RuntimeException | Error e) {
+      stopBroken(drained, e);
+    } finally {
+      dropConnection();
+    }
+  }
+
+  /** Runs one transaction; answers false when a broken invariant must stop the writer. */
+  private boolean runBatch(List<Task<?>> batch) {
+    if (batch.isEmpty()) {
+      return true;
+    }
+    long start = System.nanoTime();
+    tx.batchStarted();
+    int succeeded = 0;
+    try {
+      if (connection == null) {
+        connection = connections.open();
+        tx.useConnection(connection);
+        backendPid = connection.unwrap(PGConnection.class).getBackendPID();
+      }
+      lockQueues(batch);
+      for (Task<?> task : batch) {
+        succeeded += runInSavepoint(task) ? 1 : 0;
+      }
+      notifyOtherNodes();
+      connection.commit();
+    } catch (SQLException e) {
+      rollback(e);
+      log.warn("write batch of {} commands rolled back: {}", batch.size(), e.toString());
+      StoreException failure = Connections.unavailable(e);
+      for (Task<?> task : batch) {
+        task.future.completeExceptionally(failure);
+      }
+      return true;
+    } catch (RuntimeException | Error e) {
+      rollback(e);
+      brokenBy = e;
+      return false;
+    }
+    publish(batch, succeeded, System.nanoTime() - start);
+    return true;
+  }
+
+  /** Locks every queue row the batch's commands will lock, in name order (see queuesLocked). */
+  private void lockQueues(List<Task<?>> batch) throws SQLException {
+    Set<String> queues = new TreeSet<>();
+    for (Task<?> task : batch) {
+      queues.addAll(task.command.queuesLocked());
+    }
+    if (!queues.isEmpty()) {
+      Queues.lockInOrder(tx, queues);
+    }
+  }
+
+  private <T> boolean runInSavepoint(Task<T> task) throws SQLException {
+    Savepoint savepoint = connection.setSavepoint();
+    tx.commandStarted();
+    try {
+      task.result = task.command.execute(tx);
+      connection.releaseSavepoint(savepoint);
+      tx.commandSucceeded();
+      return true;
+    } catch (StoreException e) {
+      task.failure = e;
+    } catch (SQLException e) {
+      if (Connections.isUnavailable(e)) {
+        throw e;
+      }
+      log.error("a store command failed with an unexpected PostgreSQL error", e);
+      task.failure =
+          new StoreException(
+              StoreError.INTERNAL, "unexpected PostgreSQL error: " + e.getMessage(), e);
+    }
+    connection.rollback(savepoint);
+    connection.releaseSavepoint(savepoint);
+    tx.commandFailed();
+    return false;
+  }
+
+  /** NOTIFY inside the transaction: delivered to every listener at COMMIT, never before. */
+  private void notifyOtherNodes() throws SQLException {
+    PreparedStatement s = tx.statement(NOTIFY);
+    for (String q : tx.batch.available) {
+      s.setString(1, "0 " + q);
+      s.executeQuery().close();
+    }
+    for (Map.Entry<String, Long> e : tx.batch.scheduled.entrySet()) {
+      s.setString(1, e.getValue() + " " + e.getKey());
+      s.executeQuery().close();
+    }
+  }
+
+  private void publish(List<Task<?>> batch, int succeeded, long commitNanos) {
+    Transaction.Effects effects = tx.batch;
+    counters.add(effects.events);
+    counters.committed(succeeded);
+    effects.emptied.forEach(counters::forget);
+    Set<String> emptied = Set.copyOf(effects.emptied);
+    Set<String> available = Set.copyOf(effects.available);
+    Map<String, Long> scheduled = Map.copyOf(effects.scheduled);
+    try {
+      observer.committed(batch.size(), commitNanos);
+      effects.waits.forEach(w -> observer.jobWaited(w.getKey(), w.getValue()));
+      effects.runs.forEach(r -> observer.jobRan(r.getKey(), r.getValue()));
+      if (!emptied.isEmpty()) {
+        observer.queuesEmptied(emptied);
+      }
+    } catch (RuntimeException e) {
+      log.warn("commit observer failed", e);
+    }
+    tx.batchStarted();
+    try {
+      if (!available.isEmpty()) {
+        availabilityListener.available(available);
+      }
+      if (!scheduled.isEmpty()) {
+        availabilityListener.scheduled(scheduled);
+      }
+    } catch (RuntimeException e) {
+      log.warn("availability listener failed", e);
+    }
+    for (Task<?> task : batch) {
+      task.complete();
+    }
+  }
+
+  /** Rolls back; a connection that cannot roll back (or is gone) is dropped and reopened later. */
+  private void rollback(Throwable cause) {
+    if (connection == null) {
+      return;
+    }
+    try {
+      connection.rollback();
+      if (connection.isValid(1)) {
+        return;
+      }
+    } catch (SQLException e) {
+      cause.addSuppressed(e);
+    }
+    dropConnection();
+  }
+
+  private void dropConnection() {
+    tx.closeStatements();
+    if (connection != null) {
+      try {
+        connection.close();
+      } catch (SQLException e) {
+        log.debug("closing a lost connection failed: {}", e.toString());
+      }
+      connection = null;
+    }
+  }
+
+  private void stopBroken(List<Task<?>> pending, Throwable cause) {
+    brokenBy = cause;
+    status.set(Status.BROKEN);
+    log.error(
+        "STORE WRITER STOPPED: {}. Every later write fails with INTERNAL until restart.",
+        cause,
+        cause);
+    StoreException failure =
+        new StoreException(
+            StoreError.INTERNAL, "the writer stopped after a broken invariant: " + cause, cause);
+    List<Task<?>> rest = new ArrayList<>(pending);
+    queue.drainTo(rest);
+    for (Task<?> task : rest) {
+      if (task != STOP) {
+        task.future.completeExceptionally(failure);
+      }
+    }
+  }
+
+  /** Stops accepting commands, lets the writer finish the queued ones, then closes. */
+  void close() {
+    Invariants.check(!isWriterThread(), "close() called on the writer thread");
+    status.compareAndSet(Status.RUNNING, Status.CLOSING);
+    boolean interrupted = false;
+    try {
+      while (thread.isAlive() && !queue.offer(STOP, 50, TimeUnit.MILLISECONDS)) {
+        // The writer is draining a full queue; try again.
+      }
+      thread.join();
+    } catch (InterruptedException e) {
+      interrupted = true;
+    }
+    StoreException failure = new StoreException(StoreError.SHUTTING_DOWN, "the store closed");
+    List<Task<?>> rest = new ArrayList<>();
+    queue.drainTo(rest);
+    for (Task<?> task : rest) {
+      if (task != STOP) {
+        task.future.completeExceptionally(failure);
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static final class Task<T> {
+    final PostgresCommand<T> command;
+    final CompletableFuture<T> future = new CompletableFuture<>();
+    T result;
+    StoreException failure;
+
+    Task(PostgresCommand<T> command) {
+      this.command = command;
+    }
+
+    void complete() {
+      if (failure != null) {
+        future.completeExceptionally(failure);
+      } else {
+        future.complete(result);
+      }
+    }
+  }
+}

@@ -1,0 +1,168 @@
+package dev.relay.server.store.postgres;
+
+import dev.relay.protocol.FencingToken;
+import dev.relay.server.store.RetryBackoff;
+import dev.relay.server.store.StoreConfig;
+import dev.relay.server.store.StoreCounters;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What a {@link PostgresCommand} may use: the writer's connection inside the batch's transaction,
+ * the time read once per command, a token source, and the places to record what is published after
+ * COMMIT (queues with newly available or scheduled jobs, counter events, wait and run times). Holds
+ * no copy of the database: another node may change any row between two batches. Confined to the
+ * writer thread.
+ */
+final class Transaction {
+  final StoreConfig config;
+  final RetryBackoff backoff;
+
+  private final InstantSource clock;
+  private final SecureRandom tokens = new SecureRandom();
+  private final Map<String, PreparedStatement> statements = new HashMap<>();
+  private Connection connection;
+  private long nowMillis;
+
+  final Effects batch = new Effects();
+  private final Effects command = new Effects();
+
+  Transaction(StoreConfig config, InstantSource clock, RetryBackoff backoff) {
+    this.config = config;
+    this.clock = clock;
+    this.backoff = backoff;
+  }
+
+  /** What one command or one batch changed besides the database. */
+  static final class Effects {
+    final Set<String> available = new HashSet<>();
+    final Map<String, Long> scheduled = new HashMap<>();
+    final Map<String, long[]> events = new HashMap<>();
+    final List<Map.Entry<String, Long>> waits = new ArrayList<>();
+    final List<Map.Entry<String, Long>> runs = new ArrayList<>();
+    final Set<String> emptied = new HashSet<>();
+
+    void addAll(Effects other) {
+      available.addAll(other.available);
+      other.scheduled.forEach((q, at) -> scheduled.merge(q, at, Math::min));
+      other.events.forEach(
+          (q, counts) -> {
+            long[] mine =
+                events.computeIfAbsent(q, x -> new long[StoreCounters.Event.values().length]);
+            for (int i = 0; i < counts.length; i++) {
+              mine[i] += counts[i];
+            }
+          });
+      waits.addAll(other.waits);
+      runs.addAll(other.runs);
+      emptied.addAll(other.emptied);
+    }
+
+    void clear() {
+      available.clear();
+      scheduled.clear();
+      events.clear();
+      waits.clear();
+      runs.clear();
+      emptied.clear();
+    }
+  }
+
+  void useConnection(Connection c) {
+    closeStatements();
+    this.connection = c;
+  }
+
+  Connection connection() {
+    return connection;
+  }
+
+  /** A prepared statement for {@code sql}, prepared once per connection and reused. */
+  PreparedStatement statement(String sql) throws SQLException {
+    PreparedStatement s = statements.get(sql);
+    if (s == null) {
+      s = connection.prepareStatement(sql);
+      statements.put(sql, s);
+    }
+    return s;
+  }
+
+  long now() {
+    return nowMillis;
+  }
+
+  FencingToken newToken() {
+    return FencingToken.random(tokens);
+  }
+
+  void available(String queue) {
+    command.available.add(queue);
+  }
+
+  void availableAt(String queue, long epochMillis) {
+    if (epochMillis <= nowMillis) {
+      available(queue);
+    } else {
+      command.scheduled.merge(queue, epochMillis, Math::min);
+    }
+  }
+
+  void event(String queue, StoreCounters.Event event) {
+    command
+        .events
+        .computeIfAbsent(queue, q -> new long[StoreCounters.Event.values().length])[
+        event.ordinal()]++;
+  }
+
+  void waited(String queue, long millis) {
+    command.waits.add(Map.entry(queue, millis));
+  }
+
+  void ran(String queue, long millis) {
+    command.runs.add(Map.entry(queue, millis));
+  }
+
+  /** The queue's row was deleted: it holds no job any more. */
+  void emptied(String queue) {
+    command.emptied.add(queue);
+  }
+
+  void commandStarted() {
+    command.clear();
+    nowMillis = clock.millis();
+  }
+
+  void commandSucceeded() {
+    batch.addAll(command);
+    command.clear();
+  }
+
+  void commandFailed() {
+    command.clear();
+  }
+
+  void batchStarted() {
+    batch.clear();
+    command.clear();
+  }
+
+  void closeStatements() {
+    for (PreparedStatement s : statements.values()) {
+      try {
+        s.close();
+      } catch (SQLException e) {
+        // The connection is closed or replaced next, which frees the statement anyway.
+      }
+    }
+    statements.clear();
+  }
+}

@@ -1,0 +1,181 @@
+package dev.relay.server.store.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.relay.protocol.EnqueueResult;
+import dev.relay.server.store.NewJob;
+import dev.relay.server.store.StoreConfig;
+import dev.relay.server.store.StoreError;
+import dev.relay.server.store.StoreException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The PostgreSQL writer keeps SQLite's group commit: commands queued while a batch runs share the
+ * next transaction, no future completes before its commit is visible to another connection, a
+ * failing command leaves the rest of its batch alone, and a full writer queue refuses at once.
+ */
+class PostgresWriterTest {
+  static final long WAIT_SECONDS = 20;
+
+  @TempDir Path dir;
+  TestPostgres.Database db;
+  PostgresStore store;
+
+  private void open(StoreConfig.Builder config) {
+    db = TestPostgres.newDatabase();
+    store =
+        PostgresStore.open(
+            config.build(), PostgresConfig.of(db.url(), TestPostgres.USER), InstantSource.system());
+  }
+
+  private StoreConfig.Builder config() {
+    return StoreConfig.builder(dir)
+        .expiryInterval(StoreConfig.EXPIRY_INTERVAL_MAX)
+        .purgeInterval(StoreConfig.PURGE_INTERVAL_MAX);
+  }
+
+  @AfterEach
+  void close() {
+    if (store != null) {
+      store.close();
+    }
+  }
+
+  /** Holds the writer inside a batch until {@link #open()}. */
+  private final class Gate {
+    final CountDownLatch entered = new CountDownLatch(1);
+    final CountDownLatch released = new CountDownLatch(1);
+    final CompletableFuture<Void> done;
+
+    Gate() throws InterruptedException {
+      done =
+          store.submitWrite(
+              tx -> {
+                entered.countDown();
+                try {
+                  released.await(WAIT_SECONDS, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+                return null;
+              });
+      assertThat(entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+    }
+
+    void open() throws Exception {
+      released.countDown();
+      done.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+  }
+
+  private static NewJob job(String payload) {
+    return NewJob.of("q", payload.getBytes(StandardCharsets.UTF_8), 0);
+  }
+
+  @Test
+  void commands_queued_during_a_batch_share_the_next_transaction() throws Exception {
+    open(config());
+    Gate gate = new Gate();
+    long commitsBefore = store.counters().commits();
+    List<CompletableFuture<EnqueueResult>> enqueues = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      enqueues.add(store.enqueue(job("p" + i)));
+    }
+    gate.open();
+    for (CompletableFuture<EnqueueResult> e : enqueues) {
+      assertThat(e.get(WAIT_SECONDS, TimeUnit.SECONDS).created()).isTrue();
+    }
+    assertThat(store.counters().commits() - commitsBefore).isLessThanOrEqualTo(2);
+  }
+
+  @Test
+  void no_future_completes_before_its_commit_is_visible_to_another_connection() throws Exception {
+    open(config());
+    try (Connection other = db.connect()) {
+      CompletableFuture<Boolean> visible =
+          store.enqueue(job("seen")).thenApply(r -> rowExists(other, r.jobId()));
+      assertThat(visible.get(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  private static boolean rowExists(Connection c, long id) {
+    try (PreparedStatement s = c.prepareStatement("SELECT 1 FROM jobs WHERE id = ?")) {
+      s.setLong(1, id);
+      try (ResultSet r = s.executeQuery()) {
+        return r.next();
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
+  void a_failing_command_in_a_batch_does_not_undo_the_others() throws Exception {
+    open(config());
+    Gate gate = new Gate();
+    CompletableFuture<EnqueueResult> before = store.enqueue(job("before"));
+    CompletableFuture<Object> failing =
+        store.submitWrite(
+            tx -> {
+              tx.statement("DELETE FROM jobs").executeUpdate();
+              throw new StoreException(StoreError.INVALID_STATE, "refused after a write");
+            });
+    CompletableFuture<EnqueueResult> after = store.enqueue(job("after"));
+    gate.open();
+    long first = before.get(WAIT_SECONDS, TimeUnit.SECONDS).jobId();
+    long second = after.get(WAIT_SECONDS, TimeUnit.SECONDS).jobId();
+    ExecutionException refused =
+        org.assertj.core.api.Assertions.catchThrowableOfType(
+            ExecutionException.class, () -> failing.get(WAIT_SECONDS, TimeUnit.SECONDS));
+    assertThat(((StoreException) refused.getCause()).code()).isEqualTo(StoreError.INVALID_STATE);
+    try (Connection c = db.connect()) {
+      assertThat(rowExists(c, first)).isTrue();
+      assertThat(rowExists(c, second)).isTrue();
+    }
+  }
+
+  @Test
+  void a_full_writer_queue_refuses_at_once_with_overloaded_and_keeps_what_it_accepted()
+      throws Exception {
+    open(config().writerQueueCapacity(2));
+    Gate gate = new Gate();
+    CompletableFuture<EnqueueResult> one = store.enqueue(job("1"));
+    CompletableFuture<EnqueueResult> two = store.enqueue(job("2"));
+    CompletableFuture<EnqueueResult> three = store.enqueue(job("3"));
+    assertThat(three).isCompletedExceptionally();
+    ExecutionException overloaded =
+        org.assertj.core.api.Assertions.catchThrowableOfType(
+            ExecutionException.class, () -> three.get(WAIT_SECONDS, TimeUnit.SECONDS));
+    assertThat(((StoreException) overloaded.getCause()).code()).isEqualTo(StoreError.OVERLOADED);
+    gate.open();
+    assertThat(one.get(WAIT_SECONDS, TimeUnit.SECONDS).created()).isTrue();
+    assertThat(two.get(WAIT_SECONDS, TimeUnit.SECONDS).created()).isTrue();
+  }
+
+  @Test
+  void backup_is_refused_naming_postgresql_tools() throws Exception {
+    open(config());
+    ExecutionException refused =
+        org.assertj.core.api.Assertions.catchThrowableOfType(
+            ExecutionException.class, () -> store.backup("").get(WAIT_SECONDS, TimeUnit.SECONDS));
+    StoreException cause = (StoreException) refused.getCause();
+    assertThat(cause.code()).isEqualTo(StoreError.INVALID_STATE);
+    assertThat(cause).hasMessageContaining("pg_dump");
+    assertThat(store.backupDirectory()).isEmpty();
+  }
+}
