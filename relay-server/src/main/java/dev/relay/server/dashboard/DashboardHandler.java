@@ -42,6 +42,13 @@ import org.slf4j.LoggerFactory;
 final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
   private static final Logger log = LoggerFactory.getLogger(DashboardHandler.class);
 
+  /**
+   * Who changed what through the dashboard: every action an admin session ran, with its fields
+   * (escaped; never the CSRF token), and every login, refused or not. A logger of its own, so an
+   * operator can route it to an audit file.
+   */
+  static final Logger audit = LoggerFactory.getLogger("dev.relay.server.dashboard.audit");
+
   static final String COOKIE = "relay_session";
 
   /** Forbids every source but the dashboard itself, framing, and forms posting elsewhere. */
@@ -121,7 +128,7 @@ final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest
             .parameters();
     Call call = new Call(path, form, visitor, "");
     if (path.equals("/login")) {
-      return done(login(visitor, call.param("token")));
+      return done(login(visitor, call.param("token"), ctx));
     }
     if (session.isEmpty() || !session.get().csrfMatches(call.param("csrf"))) {
       return done(
@@ -141,7 +148,28 @@ final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest
               HttpResponseStatus.FORBIDDEN,
               "actions need a session logged in with the admin token"));
     }
+    Object from = ctx.channel().remoteAddress();
+    String fields = LogText.escape(auditedFields(form));
     return Actions.run(server.store(), path, call)
+        .whenComplete(
+            (result, failure) -> {
+              if (failure == null) {
+                audit.info(
+                    "dashboard action {} {} from {}: {} {}",
+                    path,
+                    fields,
+                    from,
+                    result.notice(),
+                    result.count());
+              } else {
+                audit.warn(
+                    "dashboard action {} {} from {} failed: {}",
+                    path,
+                    fields,
+                    from,
+                    LogText.escape(String.valueOf(failure.getMessage())));
+              }
+            })
         .thenApply(
             result ->
                 Responses.redirect(
@@ -165,15 +193,21 @@ final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest
   }
 
   /** Logs in with {@code token}: a session when it earns more than anonymous access. */
-  private FullHttpResponse login(Visitor visitor, String token) {
+  private FullHttpResponse login(Visitor visitor, String token, ChannelHandlerContext ctx) {
     Access anonymous = server.access().apply(Optional.empty());
     Access earned = token.isEmpty() ? Access.NONE : server.access().apply(Optional.of(token));
     if (earned.compareTo(anonymous) <= 0) {
+      audit.warn("dashboard login refused from {}", ctx.channel().remoteAddress());
       return Responses.html(
           HttpResponseStatus.UNAUTHORIZED,
           LoginPage.render(visitor, "That token is not accepted here."));
     }
     Optional<Session> session = sessions.create(earned);
+    audit.info(
+        "dashboard login as {} from {}{}",
+        earned,
+        ctx.channel().remoteAddress(),
+        session.isEmpty() ? " refused: every session is taken" : "");
     if (session.isEmpty()) {
       return Responses.problem(
           HttpResponseStatus.SERVICE_UNAVAILABLE,
@@ -183,6 +217,20 @@ final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest
     r.headers()
         .set(HttpHeaderNames.SET_COOKIE, cookieHeader(session.get().id(), sessionMaxAgeSeconds));
     return r;
+  }
+
+  /** The action's form fields as {@code name=value} pairs, without the CSRF token. */
+  private static String auditedFields(Map<String, List<String>> form) {
+    StringBuilder fields = new StringBuilder();
+    form.forEach(
+        (name, values) -> {
+          if (!name.equals("csrf")) {
+            for (String value : values) {
+              fields.append(fields.length() == 0 ? "" : " ").append(name).append('=').append(value);
+            }
+          }
+        });
+    return fields.toString();
   }
 
   /** HttpOnly (no script reads it), SameSite=Strict (no other site sends it), Secure under TLS. */

@@ -2,6 +2,8 @@ package dev.relay.server.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.relay.protocol.Header;
 import dev.relay.protocol.JobState;
 import dev.relay.server.dashboard.RawHttp.Response;
@@ -377,6 +379,39 @@ class DashboardEndpointTest {
     assertThat(job(grouped).state()).isEqualTo(JobState.READY);
     post(session, "/actions/resume", Map.of("csrf", csrf, "queue", "q"));
     assertThat(queue("q").paused()).isFalse();
+  }
+
+  @Test
+  void every_action_and_login_is_logged_to_the_audit_logger_without_the_csrf_token()
+      throws IOException {
+    ListAppender<ILoggingEvent> lines = new ListAppender<>();
+    ch.qos.logback.classic.Logger audit = (ch.qos.logback.classic.Logger) DashboardHandler.audit;
+    ch.qos.logback.classic.Level level = audit.getLevel();
+    audit.setLevel(ch.qos.logback.classic.Level.INFO);
+    lines.start();
+    audit.addAppender(lines);
+    try {
+      start();
+      enqueue("q", 1);
+      assertThat(RawHttp.post(address, "/login", null, "token=wrong").status()).isEqualTo(401);
+      String session = login(ADMIN_TOKEN);
+      String csrf = csrf(session);
+      post(session, "/actions/pause", Map.of("csrf", csrf, "queue", "q", "x", "\u001b[31m"));
+
+      List<String> logged = lines.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+      assertThat(logged.get(0)).startsWith("dashboard login refused from /127.0.0.1:");
+      assertThat(logged.get(1)).startsWith("dashboard login as ADMIN from /127.0.0.1:");
+      assertThat(logged.get(2))
+          .startsWith("dashboard action /actions/pause ")
+          .contains("queue=q", "x=\\u001B[31m", " from /127.0.0.1:")
+          .endsWith(": OK 0")
+          .doesNotContain(csrf)
+          .doesNotContain("\u001b");
+      assertThat(logged).hasSize(3);
+    } finally {
+      audit.detachAppender(lines);
+      audit.setLevel(level);
+    }
   }
 
   private Response post(String session, String action, Map<String, String> fields)
