@@ -204,18 +204,18 @@ public final class PostgresStore implements JobStore {
   @Override
   public CompletableFuture<List<EnqueueResult>> enqueueBatch(List<NewJob> jobs) {
     StoreException refusal = Requests.checkJobs(jobs, config);
-    return refusal != null ? refuse(refusal) : writer.submit(new EnqueueCommand(jobs));
+    return refusal != null ? refuse(refusal) : writer.submit(new PostgresEnqueueCommand(jobs));
   }
 
   @Override
   public CompletableFuture<LeaseResult> lease(LeaseRequest request) {
     StoreException refusal = Requests.checkLease(request, config);
-    return refusal != null ? refuse(refusal) : writer.submit(new LeaseCommand(request));
+    return refusal != null ? refuse(refusal) : writer.submit(new PostgresLeaseCommand(request));
   }
 
   @Override
   public CompletableFuture<Outcome> ack(long jobId, FencingToken token) {
-    return writer.submit(LeaseCommands.ack(jobId, Objects.requireNonNull(token, "token")));
+    return writer.submit(PostgresLeaseCommands.ack(jobId, Objects.requireNonNull(token, "token")));
   }
 
   @Override
@@ -228,12 +228,14 @@ public final class PostgresStore implements JobStore {
     String text =
         errorText == null ? "" : WireText.fit(errorText, ProtocolLimits.ERROR_TEXT_BYTES_MAX);
     return writer.submit(
-        LeaseCommands.nack(jobId, Objects.requireNonNull(token, "token"), text, retryDelayOrNull));
+        PostgresLeaseCommands.nack(
+            jobId, Objects.requireNonNull(token, "token"), text, retryDelayOrNull));
   }
 
   @Override
   public CompletableFuture<Outcome> release(long jobId, FencingToken token) {
-    return writer.submit(LeaseCommands.release(jobId, Objects.requireNonNull(token, "token")));
+    return writer.submit(
+        PostgresLeaseCommands.release(jobId, Objects.requireNonNull(token, "token")));
   }
 
   @Override
@@ -243,30 +245,35 @@ public final class PostgresStore implements JobStore {
     return refusal != null
         ? refuse(refusal)
         : writer.submit(
-            LeaseCommands.renew(jobId, Objects.requireNonNull(token, "token"), leaseDuration));
+            PostgresLeaseCommands.renew(
+                jobId, Objects.requireNonNull(token, "token"), leaseDuration));
   }
 
   @Override
   public CompletableFuture<Outcome> cancel(long jobId) {
-    return writer.submit(AdminCommands.cancel(jobId));
+    return writer.submit(PostgresAdminCommands.cancel(jobId));
   }
 
   @Override
   public CompletableFuture<Outcome> pause(String queue, boolean create) {
     StoreException refusal = Requests.checkQueue(queue);
-    return refusal != null ? refuse(refusal) : writer.submit(AdminCommands.pause(queue, create));
+    return refusal != null
+        ? refuse(refusal)
+        : writer.submit(PostgresAdminCommands.pause(queue, create));
   }
 
   @Override
   public CompletableFuture<QueueDeletion> deleteQueue(String queue) {
     StoreException refusal = Requests.checkQueue(queue);
-    return refusal != null ? refuse(refusal) : writer.submit(AdminCommands.deleteQueue(queue));
+    return refusal != null
+        ? refuse(refusal)
+        : writer.submit(PostgresAdminCommands.deleteQueue(queue));
   }
 
   @Override
   public CompletableFuture<Outcome> resume(String queue) {
     StoreException refusal = Requests.checkQueue(queue);
-    return refusal != null ? refuse(refusal) : writer.submit(AdminCommands.resume(queue));
+    return refusal != null ? refuse(refusal) : writer.submit(PostgresAdminCommands.resume(queue));
   }
 
   @Override
@@ -277,7 +284,7 @@ public final class PostgresStore implements JobStore {
     }
     return refusal != null
         ? refuse(refusal)
-        : writer.submit(AdminCommands.deadRequeueJob(queueOrEmpty, jobId));
+        : writer.submit(PostgresAdminCommands.deadRequeueJob(queueOrEmpty, jobId));
   }
 
   @Override
@@ -287,9 +294,9 @@ public final class PostgresStore implements JobStore {
   }
 
   private CompletableFuture<Long> requeueAll(String queue, long before) {
-    int batch = AdminCommands.REQUEUE_BATCH_MAX;
+    int batch = PostgresAdminCommands.REQUEUE_BATCH_MAX;
     return writer
-        .submit(AdminCommands.deadRequeue(queue, batch))
+        .submit(PostgresAdminCommands.deadRequeue(queue, batch))
         .thenCompose(
             n ->
                 n < batch
@@ -305,7 +312,7 @@ public final class PostgresStore implements JobStore {
     }
     return refusal != null
         ? CompletableFuture.failedFuture(refusal)
-        : writer.submit(AdminCommands.deadPurgeJob(queueOrEmpty, jobId));
+        : writer.submit(PostgresAdminCommands.deadPurgeJob(queueOrEmpty, jobId));
   }
 
   private static StoreException checkRequeueQueue(String queue) {
@@ -322,7 +329,7 @@ public final class PostgresStore implements JobStore {
     }
     return refusal != null
         ? refuse(refusal)
-        : writer.submit(AdminCommands.deadPurge(queue, olderThan.toMillis(), limit));
+        : writer.submit(PostgresAdminCommands.deadPurge(queue, olderThan.toMillis(), limit));
   }
 
   /**
@@ -405,10 +412,12 @@ public final class PostgresStore implements JobStore {
     long dead = 0;
     while (true) {
       ExpiryResult r =
-          writer.await(writer.submit(tx -> LeaseExpiry.expire(tx, LeaseExpiry.EXPIRE_BATCH_MAX)));
+          writer.await(
+              writer.submit(
+                  tx -> PostgresLeaseExpiry.expire(tx, PostgresLeaseExpiry.EXPIRE_BATCH_MAX)));
       requeued += r.requeued();
       dead += r.dead();
-      if (r.requeued() + r.dead() < LeaseExpiry.EXPIRE_BATCH_MAX) {
+      if (r.requeued() + r.dead() < PostgresLeaseExpiry.EXPIRE_BATCH_MAX) {
         return new ExpiryResult(requeued, dead);
       }
     }
@@ -416,7 +425,7 @@ public final class PostgresStore implements JobStore {
 
   @Override
   public long purgeFinished() {
-    return writer.await(writer.submit(AdminCommands.purgeFinished()));
+    return writer.await(writer.submit(PostgresAdminCommands.purgeFinished()));
   }
 
   /**

@@ -17,7 +17,7 @@ import java.util.List;
  * backoff, or dead with reason {@code lease expired} when its attempts are spent. Unlike SQLite, a
  * node's restart ends no lease: the other nodes' leases are alive, and expiry handles this node's.
  */
-final class LeaseExpiry {
+final class PostgresLeaseExpiry {
   static final int EXPIRE_BATCH_MAX = 1000;
   static final String DEAD_REASON = "lease expired";
 
@@ -57,7 +57,7 @@ final class LeaseExpiry {
   private record Lease(
       long id, String queue, int attempts, int attemptsMax, byte[] token, long expiresAtMillis) {}
 
-  private LeaseExpiry() {}
+  private PostgresLeaseExpiry() {}
 
   static ExpiryResult expire(Transaction tx, int max) throws SQLException {
     PreparedStatement s = tx.statement(EXPIRED);
@@ -109,7 +109,7 @@ final class LeaseExpiry {
       s.setLong(3, lease.id());
       s.setBytes(4, lease.token());
       s.setLong(5, tx.now());
-      if (!LeaseCommands.fenced(s, lease.id(), "lease expiry")) {
+      if (!PostgresLeaseCommands.fenced(s, lease.id(), "lease expiry")) {
         continue;
       }
       tx.event(lease.queue(), StoreCounters.Event.EXPIRED);

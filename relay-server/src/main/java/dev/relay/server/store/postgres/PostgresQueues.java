@@ -14,7 +14,7 @@ import java.util.Set;
  * The {@code queues} table, read from the database every time: another node may have created,
  * paused or deleted a queue since the last batch.
  */
-final class Queues {
+final class PostgresQueues {
   private static final String LOCK = "SELECT paused FROM queues WHERE name = ? FOR UPDATE";
   private static final String READ = "SELECT paused FROM queues WHERE name = ?";
   private static final String COUNT = "SELECT count(*) FROM queues";
@@ -36,7 +36,7 @@ final class Queues {
   private static final String LOCK_ALL =
       "SELECT name FROM queues WHERE name = ANY (?) ORDER BY name FOR UPDATE";
 
-  private Queues() {}
+  private PostgresQueues() {}
 
   /**
    * Creates the queue's row if missing (refusing with QUEUE_FULL at {@code queuesMax}) and locks it

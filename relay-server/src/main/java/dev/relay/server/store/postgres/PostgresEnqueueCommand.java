@@ -20,7 +20,7 @@ import java.util.zip.CRC32C;
  * to one queue take turns and neither can push it past {@code queueDepthMax}; a second node's
  * insert of the same idempotency key waits on the unique index and then finds the first's job.
  */
-final class EnqueueCommand implements PostgresCommand<List<EnqueueResult>> {
+final class PostgresEnqueueCommand implements PostgresCommand<List<EnqueueResult>> {
   private static final String FIND_KEY =
       "SELECT id FROM jobs WHERE queue = ? AND idempotency_key = ?";
   private static final String INSERT =
@@ -40,7 +40,7 @@ final class EnqueueCommand implements PostgresCommand<List<EnqueueResult>> {
 
   private final List<NewJob> jobs;
 
-  EnqueueCommand(List<NewJob> jobs) {
+  PostgresEnqueueCommand(List<NewJob> jobs) {
     this.jobs = List.copyOf(jobs);
   }
 
@@ -67,7 +67,7 @@ final class EnqueueCommand implements PostgresCommand<List<EnqueueResult>> {
         return new EnqueueResult(existing, false);
       }
     }
-    Queues.ensureLocked(tx, queue);
+    PostgresQueues.ensureLocked(tx, queue);
     long depth = depth(tx, queue);
     long depthMax = tx.config.queueDepthMax();
     if (depth >= depthMax) {

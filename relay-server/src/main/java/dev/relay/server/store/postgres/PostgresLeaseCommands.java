@@ -18,7 +18,7 @@ import java.time.Instant;
  * other node can change it, then one fenced UPDATE on id, state and token. A lease is valid up to
  * the millisecond before its expiry, by this node's store clock.
  */
-final class LeaseCommands {
+final class PostgresLeaseCommands {
   static final String HANDLER_ERROR_REASON = "handler error";
 
   private static final String READ =
@@ -61,7 +61,7 @@ final class LeaseCommands {
       int attemptsMax,
       Long leasedAtOrNull) {}
 
-  private LeaseCommands() {}
+  private PostgresLeaseCommands() {}
 
   static PostgresCommand<Outcome> ack(long jobId, FencingToken token) {
     return tx -> {

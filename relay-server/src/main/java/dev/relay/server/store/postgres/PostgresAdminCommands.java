@@ -14,7 +14,7 @@ import java.sql.SQLException;
  * changes rows with statements whose WHERE repeats the state test, so a row another node changed
  * first is left alone.
  */
-final class AdminCommands {
+final class PostgresAdminCommands {
   static final int REQUEUE_BATCH_MAX = 1000;
 
   private static final String READ_STATE = "SELECT queue, state FROM jobs WHERE id = ? FOR UPDATE";
@@ -70,7 +70,7 @@ final class AdminCommands {
           + " AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.queue = queues.name)"
           + " LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING name";
 
-  private AdminCommands() {}
+  private PostgresAdminCommands() {}
 
   static PostgresCommand<Outcome> cancel(long jobId) {
     return tx -> {
@@ -87,30 +87,30 @@ final class AdminCommands {
       PreparedStatement s = tx.statement(CANCEL);
       s.setLong(1, tx.now());
       s.setLong(2, jobId);
-      return LeaseCommands.fenced(s, jobId, "cancel") ? Outcome.OK : Outcome.INVALID_STATE;
+      return PostgresLeaseCommands.fenced(s, jobId, "cancel") ? Outcome.OK : Outcome.INVALID_STATE;
     };
   }
 
   static PostgresCommand<Outcome> pause(String queue, boolean create) {
     return tx -> {
       if (create) {
-        Queues.ensureLocked(tx, queue);
-      } else if (Queues.paused(tx, queue) == null) {
+        PostgresQueues.ensureLocked(tx, queue);
+      } else if (PostgresQueues.paused(tx, queue) == null) {
         return Outcome.UNKNOWN_QUEUE;
       }
-      Queues.setPaused(tx, queue, true);
+      PostgresQueues.setPaused(tx, queue, true);
       return Outcome.OK;
     };
   }
 
   static PostgresCommand<Outcome> resume(String queue) {
     return tx -> {
-      Boolean paused = Queues.paused(tx, queue);
+      Boolean paused = PostgresQueues.paused(tx, queue);
       if (paused == null) {
         return Outcome.UNKNOWN_QUEUE;
       }
       if (paused) {
-        Queues.setPaused(tx, queue, false);
+        PostgresQueues.setPaused(tx, queue, false);
         PreparedStatement s = tx.statement(ANY_READY);
         s.setString(1, queue);
         try (ResultSet r = s.executeQuery()) {
@@ -125,11 +125,11 @@ final class AdminCommands {
 
   static PostgresCommand<QueueDeletion> deleteQueue(String queue) {
     return tx -> {
-      Boolean paused = Queues.paused(tx, queue);
+      Boolean paused = PostgresQueues.paused(tx, queue);
       if (paused == null) {
         return new QueueDeletion(Outcome.UNKNOWN_QUEUE, 0, 0, 0, 0);
       }
-      Queues.ensureLocked(tx, queue);
+      PostgresQueues.ensureLocked(tx, queue);
       PreparedStatement counts = tx.statement(COUNTS);
       counts.setString(1, queue);
       long ready;
@@ -147,7 +147,7 @@ final class AdminCommands {
       PreparedStatement s = tx.statement(DELETE_FINISHED_OF_QUEUE);
       s.setString(1, queue);
       int deleted = s.executeUpdate();
-      Queues.delete(tx, queue);
+      PostgresQueues.delete(tx, queue);
       tx.emptied(queue);
       return new QueueDeletion(Outcome.OK, 0, 0, 0, deleted);
     };
@@ -173,7 +173,7 @@ final class AdminCommands {
       PreparedStatement s = tx.statement(REQUEUE_ONE);
       s.setLong(1, tx.now());
       s.setLong(2, jobId);
-      if (!LeaseCommands.fenced(s, jobId, "requeue")) {
+      if (!PostgresLeaseCommands.fenced(s, jobId, "requeue")) {
         return Outcome.INVALID_STATE;
       }
       tx.available(queue);
@@ -204,7 +204,7 @@ final class AdminCommands {
       }
       PreparedStatement delete = tx.statement(DELETE_DEAD);
       delete.setLong(1, jobId);
-      if (!LeaseCommands.fenced(delete, jobId, "dead purge")) {
+      if (!PostgresLeaseCommands.fenced(delete, jobId, "dead purge")) {
         return Outcome.INVALID_STATE;
       }
       tx.event(queue, StoreCounters.Event.PURGED);

@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * fences each winner in one {@code UPDATE ... WHERE id = ? AND state = ready}. Expired leases of
  * the requested queues are ended first, as in SQLite, by the store clock.
  */
-final class LeaseCommand implements PostgresCommand<LeaseResult> {
+final class PostgresLeaseCommand implements PostgresCommand<LeaseResult> {
   /** Waiting this long raises a job by one priority class (SQLite's LeaseCommand too). */
   static final long AGING_STEP_MILLIS = 60_000;
 
@@ -38,7 +38,7 @@ final class LeaseCommand implements PostgresCommand<LeaseResult> {
   /** Most expired leases a claim ends per requested queue before choosing jobs. */
   static final int CLAIM_EXPIRE_PER_QUEUE_MAX = 16;
 
-  private static final Logger log = LoggerFactory.getLogger(LeaseCommand.class);
+  private static final Logger log = LoggerFactory.getLogger(PostgresLeaseCommand.class);
 
   private static final String CANDIDATES =
       "SELECT id, available_at_ms,"
@@ -84,7 +84,7 @@ final class LeaseCommand implements PostgresCommand<LeaseResult> {
   private final long leaseMillis;
   private final long payloadBytesBudget;
 
-  LeaseCommand(LeaseRequest request) {
+  PostgresLeaseCommand(LeaseRequest request) {
     this.queues = request.queues();
     this.jobsMax = request.jobsMax();
     this.leaseMillis = request.leaseDuration().toMillis();
@@ -95,10 +95,10 @@ final class LeaseCommand implements PostgresCommand<LeaseResult> {
   public LeaseResult execute(Transaction tx) throws SQLException {
     long now = tx.now();
     List<String> open = new ArrayList<>(queues);
-    open.removeAll(Queues.pausedAmong(tx, queues));
+    open.removeAll(PostgresQueues.pausedAmong(tx, queues));
     List<Candidate> candidates = new ArrayList<>();
     for (String queue : open) {
-      LeaseExpiry.expireInQueue(tx, queue, CLAIM_EXPIRE_PER_QUEUE_MAX);
+      PostgresLeaseExpiry.expireInQueue(tx, queue, CLAIM_EXPIRE_PER_QUEUE_MAX);
       readCandidates(tx, queue, now, candidates);
     }
     candidates.sort(
@@ -209,7 +209,7 @@ final class LeaseCommand implements PostgresCommand<LeaseResult> {
     PreparedStatement s = tx.statement(TO_CORRUPT);
     s.setLong(1, tx.now());
     s.setLong(2, id);
-    if (LeaseCommands.fenced(s, id, "corrupt payload")) {
+    if (PostgresLeaseCommands.fenced(s, id, "corrupt payload")) {
       tx.event(queue, StoreCounters.Event.DEAD);
       tx.event(queue, StoreCounters.Event.CORRUPT);
     }
