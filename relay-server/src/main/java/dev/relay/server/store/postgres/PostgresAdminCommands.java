@@ -1,5 +1,6 @@
 package dev.relay.server.store.postgres;
 
+import dev.relay.server.store.Fenced;
 import dev.relay.server.store.Outcome;
 import dev.relay.server.store.QueueDeletion;
 import dev.relay.server.store.StoreConfig;
@@ -87,7 +88,7 @@ final class PostgresAdminCommands {
       PreparedStatement s = tx.statement(CANCEL);
       s.setLong(1, tx.now());
       s.setLong(2, jobId);
-      return PostgresLeaseCommands.fenced(s, jobId, "cancel") ? Outcome.OK : Outcome.INVALID_STATE;
+      return Fenced.apply(s, jobId, "cancel") ? Outcome.OK : Outcome.INVALID_STATE;
     };
   }
 
@@ -173,7 +174,7 @@ final class PostgresAdminCommands {
       PreparedStatement s = tx.statement(REQUEUE_ONE);
       s.setLong(1, tx.now());
       s.setLong(2, jobId);
-      if (!PostgresLeaseCommands.fenced(s, jobId, "requeue")) {
+      if (!Fenced.apply(s, jobId, "requeue")) {
         return Outcome.INVALID_STATE;
       }
       tx.available(queue);
@@ -204,7 +205,7 @@ final class PostgresAdminCommands {
       }
       PreparedStatement delete = tx.statement(DELETE_DEAD);
       delete.setLong(1, jobId);
-      if (!PostgresLeaseCommands.fenced(delete, jobId, "dead purge")) {
+      if (!Fenced.apply(delete, jobId, "dead purge")) {
         return Outcome.INVALID_STATE;
       }
       tx.event(queue, StoreCounters.Event.PURGED);

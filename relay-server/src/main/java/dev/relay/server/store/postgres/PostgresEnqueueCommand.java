@@ -3,16 +3,14 @@ package dev.relay.server.store.postgres;
 import dev.relay.protocol.EnqueueResult;
 import dev.relay.server.store.Invariants;
 import dev.relay.server.store.NewJob;
+import dev.relay.server.store.QueueCaps;
 import dev.relay.server.store.StoreCounters;
-import dev.relay.server.store.StoreError;
-import dev.relay.server.store.StoreException;
 import dev.relay.server.store.StoredHeaders;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.zip.CRC32C;
 
 /**
  * Inserts one or more jobs atomically; a repeated idempotency key answers the existing job. The
@@ -69,25 +67,10 @@ final class PostgresEnqueueCommand implements PostgresCommand<List<EnqueueResult
     }
     PostgresQueues.ensureLocked(tx, queue);
     long depth = depth(tx, queue);
-    long depthMax = tx.config.queueDepthMax();
-    if (depth >= depthMax) {
-      throw new StoreException(
-          StoreError.QUEUE_FULL,
-          "queue '"
-              + queue
-              + "' holds "
-              + depth
-              + " unfinished jobs (queueDepthMax "
-              + depthMax
-              + ")");
-    }
+    QueueCaps.checkDepth(queue, depth, tx.config);
     long now = tx.now();
-    long availableAt =
-        job.availableAtOrNull() == null ? now : job.availableAtOrNull().toEpochMilli();
-    int attemptsMax =
-        job.attemptsMaxOrZero() == 0 ? tx.config.attemptsDefault() : job.attemptsMaxOrZero();
-    CRC32C crc = new CRC32C();
-    crc.update(job.payload());
+    long availableAt = job.availableAtMillis(now);
+    int attemptsMax = job.attemptsMax(tx.config);
     PreparedStatement insert = tx.statement(INSERT);
     insert.setString(1, queue);
     insert.setInt(2, job.priority());
@@ -98,7 +81,7 @@ final class PostgresEnqueueCommand implements PostgresCommand<List<EnqueueResult
     insert.setString(7, job.type());
     insert.setBytes(8, StoredHeaders.encode(job.headers()));
     insert.setLong(9, job.payload().length);
-    insert.setLong(10, crc.getValue());
+    insert.setLong(10, job.payloadCrc32c());
     insert.setBytes(11, job.payload());
     try (ResultSet r = insert.executeQuery()) {
       if (r.next()) {

@@ -1,8 +1,7 @@
 package dev.relay.server.store.postgres;
 
 import dev.relay.server.store.Invariants;
-import dev.relay.server.store.StoreError;
-import dev.relay.server.store.StoreException;
+import dev.relay.server.store.QueueCaps;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -57,20 +56,7 @@ final class PostgresQueues {
       r.next();
       existing = r.getLong(1);
     }
-    int max = tx.config.queuesMax();
-    if (existing >= max) {
-      throw new StoreException(
-          StoreError.QUEUE_FULL,
-          "cannot create queue '"
-              + queue
-              + "': "
-              + existing
-              + " queues exist and queuesMax is "
-              + max
-              + "; free a slot by deleting an empty queue (DELETE_QUEUE, relay delete-queue),"
-              + " or raise --queues-max; empty unpaused queues are also dropped by the retention"
-              + " purge");
-    }
+    QueueCaps.checkQueueCount(queue, existing, tx.config);
     PreparedStatement insert = tx.statement(INSERT);
     insert.setString(1, queue);
     insert.setBoolean(2, false);

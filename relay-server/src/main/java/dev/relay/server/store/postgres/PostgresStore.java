@@ -5,9 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.relay.protocol.EnqueueResult;
 import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.ListOrder;
-import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.StateFilter;
-import dev.relay.protocol.WireText;
 import dev.relay.server.store.AvailabilityListener;
 import dev.relay.server.store.BackupResult;
 import dev.relay.server.store.CommitObserver;
@@ -225,8 +223,7 @@ public final class PostgresStore implements JobStore {
     if (refusal != null) {
       return refuse(refusal);
     }
-    String text =
-        errorText == null ? "" : WireText.fit(errorText, ProtocolLimits.ERROR_TEXT_BYTES_MAX);
+    String text = Requests.errorText(errorText);
     return writer.submit(
         PostgresLeaseCommands.nack(
             jobId, Objects.requireNonNull(token, "token"), text, retryDelayOrNull));
@@ -278,10 +275,7 @@ public final class PostgresStore implements JobStore {
 
   @Override
   public CompletableFuture<Outcome> deadRequeueJob(String queueOrEmpty, long jobId) {
-    StoreException refusal = checkRequeueQueue(queueOrEmpty);
-    if (refusal == null && jobId < 1) {
-      refusal = Requests.invalid("job id must be at least 1, was " + jobId);
-    }
+    StoreException refusal = Requests.checkDeadJob(queueOrEmpty, jobId);
     return refusal != null
         ? refuse(refusal)
         : writer.submit(PostgresAdminCommands.deadRequeueJob(queueOrEmpty, jobId));
@@ -289,7 +283,7 @@ public final class PostgresStore implements JobStore {
 
   @Override
   public CompletableFuture<Long> deadRequeue(String queueOrEmpty) {
-    StoreException refusal = checkRequeueQueue(queueOrEmpty);
+    StoreException refusal = Requests.checkQueueOrEmpty(queueOrEmpty);
     return refusal != null ? refuse(refusal) : requeueAll(queueOrEmpty, 0);
   }
 
@@ -306,27 +300,15 @@ public final class PostgresStore implements JobStore {
 
   @Override
   public CompletableFuture<Outcome> deadPurgeJob(String queueOrEmpty, long jobId) {
-    StoreException refusal = checkRequeueQueue(queueOrEmpty);
-    if (refusal == null && jobId < 1) {
-      refusal = Requests.invalid("job id must be at least 1, was " + jobId);
-    }
+    StoreException refusal = Requests.checkDeadJob(queueOrEmpty, jobId);
     return refusal != null
         ? CompletableFuture.failedFuture(refusal)
         : writer.submit(PostgresAdminCommands.deadPurgeJob(queueOrEmpty, jobId));
   }
 
-  private static StoreException checkRequeueQueue(String queue) {
-    return queue == null || (!queue.isEmpty() && Requests.checkQueue(queue) != null)
-        ? Requests.invalid("queue must be empty or a name")
-        : null;
-  }
-
   @Override
   public CompletableFuture<Integer> deadPurge(String queue, Duration olderThan, int limit) {
-    StoreException refusal = Requests.checkQueue(queue);
-    if (refusal == null && (olderThan.isNegative() || limit < 1)) {
-      refusal = Requests.invalid("olderThan must be >= 0 and limit >= 1");
-    }
+    StoreException refusal = Requests.checkDeadPurge(queue, olderThan, limit);
     return refusal != null
         ? refuse(refusal)
         : writer.submit(PostgresAdminCommands.deadPurge(queue, olderThan.toMillis(), limit));
@@ -357,8 +339,9 @@ public final class PostgresStore implements JobStore {
 
   @Override
   public CompletableFuture<Optional<PayloadStart>> payloadStart(long jobId, int bytesMax) {
-    if (bytesMax < 1) {
-      return refuse(Requests.invalid("bytesMax must be at least 1, was " + bytesMax));
+    StoreException refusal = Requests.checkPayloadStart(bytesMax);
+    if (refusal != null) {
+      return refuse(refusal);
     }
     return read(c -> Reads.payloadStart(c, jobId, bytesMax));
   }
@@ -366,10 +349,7 @@ public final class PostgresStore implements JobStore {
   @Override
   public CompletableFuture<JobsPage> jobsList(
       String queue, StateFilter state, ListOrder order, long afterJobId, int limit) {
-    StoreException refusal = Requests.checkQueue(queue);
-    if (refusal == null) {
-      refusal = Requests.checkDeadPage(queue, afterJobId, limit);
-    }
+    StoreException refusal = Requests.checkJobsList(queue, afterJobId, limit);
     if (refusal != null) {
       return refuse(refusal);
     }
