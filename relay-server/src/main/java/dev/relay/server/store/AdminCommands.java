@@ -12,9 +12,6 @@ import java.util.List;
  * jobs.
  */
 final class AdminCommands {
-  /** Most dead jobs one requeue command moves; {@link JobStore} repeats while batches are full. */
-  static final int REQUEUE_BATCH_MAX = 1000;
-
   private static final String READ_STATE = "SELECT queue, state FROM jobs WHERE id = ?";
   private static final String CANCEL =
       "UPDATE jobs SET state = "

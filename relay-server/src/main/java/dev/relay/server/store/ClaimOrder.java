@@ -16,6 +16,9 @@ import java.util.List;
  * jobsMax} overall.
  */
 public final class ClaimOrder {
+  /** Most expired leases a claim ends per requested queue before it reads the candidates. */
+  public static final int CLAIM_EXPIRE_PER_QUEUE_MAX = 16;
+
   /** Waiting this long raises a job by one priority class. */
   public static final long AGING_STEP_MILLIS = 60_000;
 

@@ -108,7 +108,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
       // periodic expiry ends them.
       for (String queue : open) {
         if (context.count(queue, JobState.LEASED) > 0) {
-          LeaseExpiry.expireInQueue(context, queue, LeaseExpiry.CLAIM_EXPIRE_PER_QUEUE_MAX);
+          LeaseExpiry.expireInQueue(context, queue, ClaimOrder.CLAIM_EXPIRE_PER_QUEUE_MAX);
         }
       }
       context.leasesEndNotBefore(LeaseExpiry.earliestLeaseEnd(context));

@@ -14,12 +14,6 @@ import java.util.List;
  * ack) changes nothing.
  */
 final class LeaseExpiry {
-  /** Most expired leases one expiry command ends; expiry repeats while batches are full. */
-  static final int EXPIRE_BATCH_MAX = 1000;
-
-  /** Most expired leases a claim ends per requested queue before choosing jobs. */
-  static final int CLAIM_EXPIRE_PER_QUEUE_MAX = 16;
-
   private static final String COLUMNS =
       "SELECT id, queue, attempts, max_attempts, fencing_token, lease_expires_at_ms";
   private static final String EXPIRED =
@@ -108,7 +102,7 @@ final class LeaseExpiry {
     long dead = 0;
     while (true) {
       PreparedStatement s = context.statement(ANY_LEASED);
-      s.setInt(1, EXPIRE_BATCH_MAX);
+      s.setInt(1, JobStore.EXPIRE_BATCH_MAX);
       List<Lease> leases = read(s);
       if (leases.isEmpty()) {
         return new ExpiryResult(requeued, dead);

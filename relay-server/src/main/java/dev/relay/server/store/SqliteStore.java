@@ -182,7 +182,7 @@ public final class SqliteStore implements JobStore {
   }
 
   private CompletableFuture<Long> requeueAll(String queue, long before) {
-    int batch = AdminCommands.REQUEUE_BATCH_MAX;
+    int batch = REQUEUE_BATCH_MAX;
     return writer
         .submit(AdminCommands.deadRequeue(queue, batch))
         .thenCompose(
@@ -262,11 +262,10 @@ public final class SqliteStore implements JobStore {
     long requeued = 0;
     long dead = 0;
     while (true) {
-      ExpiryResult r =
-          writer.await(writer.submit(c -> LeaseExpiry.expire(c, LeaseExpiry.EXPIRE_BATCH_MAX)));
+      ExpiryResult r = writer.await(writer.submit(c -> LeaseExpiry.expire(c, EXPIRE_BATCH_MAX)));
       requeued += r.requeued();
       dead += r.dead();
-      if (r.requeued() + r.dead() < LeaseExpiry.EXPIRE_BATCH_MAX) {
+      if (r.requeued() + r.dead() < EXPIRE_BATCH_MAX) {
         return new ExpiryResult(requeued, dead);
       }
     }

@@ -16,8 +16,6 @@ import java.sql.SQLException;
  * first is left alone.
  */
 final class PostgresAdminCommands {
-  static final int REQUEUE_BATCH_MAX = 1000;
-
   private static final String READ_STATE = "SELECT queue, state FROM jobs WHERE id = ? FOR UPDATE";
   private static final String CANCEL =
       "UPDATE jobs SET state = "

@@ -33,9 +33,6 @@ import org.slf4j.LoggerFactory;
  * ready}. Expired leases of the requested queues are ended first, as in SQLite, by the store clock.
  */
 final class PostgresLeaseCommand implements PostgresCommand<LeaseResult> {
-  /** Most expired leases a claim ends per requested queue before choosing jobs. */
-  static final int CLAIM_EXPIRE_PER_QUEUE_MAX = 16;
-
   private static final Logger log = LoggerFactory.getLogger(PostgresLeaseCommand.class);
 
   private static final String CANDIDATES =
@@ -89,7 +86,7 @@ final class PostgresLeaseCommand implements PostgresCommand<LeaseResult> {
     open.removeAll(PostgresQueues.pausedAmong(tx, queues));
     List<Candidate> candidates = new ArrayList<>();
     for (String queue : open) {
-      PostgresLeaseExpiry.expireInQueue(tx, queue, CLAIM_EXPIRE_PER_QUEUE_MAX);
+      PostgresLeaseExpiry.expireInQueue(tx, queue, ClaimOrder.CLAIM_EXPIRE_PER_QUEUE_MAX);
       readCandidates(tx, queue, now, candidates);
     }
     ClaimOrder.Claimed claimed =

@@ -20,7 +20,6 @@ import java.util.List;
  * node's restart ends no lease: the other nodes' leases are alive, and expiry handles this node's.
  */
 final class PostgresLeaseExpiry {
-  static final int EXPIRE_BATCH_MAX = 1000;
 
   private static final String COLUMNS =
       "SELECT id, queue, attempts, max_attempts, fencing_token, lease_expires_at_ms";

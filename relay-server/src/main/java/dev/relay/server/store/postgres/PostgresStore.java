@@ -288,7 +288,7 @@ public final class PostgresStore implements JobStore {
   }
 
   private CompletableFuture<Long> requeueAll(String queue, long before) {
-    int batch = PostgresAdminCommands.REQUEUE_BATCH_MAX;
+    int batch = REQUEUE_BATCH_MAX;
     return writer
         .submit(PostgresAdminCommands.deadRequeue(queue, batch))
         .thenCompose(
@@ -392,12 +392,10 @@ public final class PostgresStore implements JobStore {
     long dead = 0;
     while (true) {
       ExpiryResult r =
-          writer.await(
-              writer.submit(
-                  tx -> PostgresLeaseExpiry.expire(tx, PostgresLeaseExpiry.EXPIRE_BATCH_MAX)));
+          writer.await(writer.submit(tx -> PostgresLeaseExpiry.expire(tx, EXPIRE_BATCH_MAX)));
       requeued += r.requeued();
       dead += r.dead();
-      if (r.requeued() + r.dead() < PostgresLeaseExpiry.EXPIRE_BATCH_MAX) {
+      if (r.requeued() + r.dead() < EXPIRE_BATCH_MAX) {
         return new ExpiryResult(requeued, dead);
       }
     }
