@@ -1,5 +1,7 @@
 package dev.relay.server.store.postgres;
 
+import dev.relay.protocol.JobState;
+import dev.relay.server.store.AdminVerdict;
 import dev.relay.server.store.Fenced;
 import dev.relay.server.store.Outcome;
 import dev.relay.server.store.QueueDeletion;
@@ -69,19 +71,27 @@ final class PostgresAdminCommands {
           + " AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.queue = queues.name)"
           + " LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING name";
 
+  /** A job's queue and state, both {@code null} when no job has the id. */
+  private record JobRow(String queueOrNull, JobState stateOrNull) {}
+
   private PostgresAdminCommands() {}
+
+  /** Reads the job's row {@code FOR UPDATE}, so no other node changes it before the decision. */
+  private static JobRow readJob(Transaction tx, long jobId) throws SQLException {
+    PreparedStatement read = tx.statement(READ_STATE);
+    read.setLong(1, jobId);
+    try (ResultSet r = read.executeQuery()) {
+      return r.next()
+          ? new JobRow(r.getString(1), PostgresSchema.state(r.getInt(2)))
+          : new JobRow(null, null);
+    }
+  }
 
   static PostgresCommand<Outcome> cancel(long jobId) {
     return tx -> {
-      PreparedStatement read = tx.statement(READ_STATE);
-      read.setLong(1, jobId);
-      try (ResultSet r = read.executeQuery()) {
-        if (!r.next()) {
-          return Outcome.UNKNOWN_JOB;
-        }
-        if (r.getInt(2) != PostgresSchema.READY) {
-          return Outcome.INVALID_STATE;
-        }
+      Outcome verdict = AdminVerdict.cancel(readJob(tx, jobId).stateOrNull());
+      if (verdict != Outcome.OK) {
+        return verdict;
       }
       PreparedStatement s = tx.statement(CANCEL);
       s.setLong(1, tx.now());
@@ -154,21 +164,12 @@ final class PostgresAdminCommands {
 
   static PostgresCommand<Outcome> deadRequeueJob(String queueOrEmpty, long jobId) {
     return tx -> {
-      PreparedStatement read = tx.statement(READ_STATE);
-      read.setLong(1, jobId);
-      String queue;
-      try (ResultSet r = read.executeQuery()) {
-        if (!r.next()) {
-          return Outcome.UNKNOWN_JOB;
-        }
-        if (r.getInt(2) != PostgresSchema.DEAD) {
-          return Outcome.INVALID_STATE;
-        }
-        queue = r.getString(1);
+      JobRow job = readJob(tx, jobId);
+      Outcome verdict = AdminVerdict.deadJob(job.stateOrNull(), job.queueOrNull(), queueOrEmpty);
+      if (verdict != Outcome.OK) {
+        return verdict;
       }
-      if (!queueOrEmpty.isEmpty() && !queueOrEmpty.equals(queue)) {
-        return Outcome.INVALID_STATE;
-      }
+      String queue = job.queueOrNull();
       PreparedStatement s = tx.statement(REQUEUE_ONE);
       s.setLong(1, tx.now());
       s.setLong(2, jobId);
@@ -180,27 +181,14 @@ final class PostgresAdminCommands {
     };
   }
 
-  /**
-   * Deletes one dead job, answering as {@link #deadRequeueJob} does: UNKNOWN_JOB, INVALID_STATE for
-   * a job that is not dead or is dead in another queue than {@code queueOrEmpty}, else OK.
-   */
   static PostgresCommand<Outcome> deadPurgeJob(String queueOrEmpty, long jobId) {
     return tx -> {
-      PreparedStatement read = tx.statement(READ_STATE);
-      read.setLong(1, jobId);
-      String queue;
-      try (ResultSet r = read.executeQuery()) {
-        if (!r.next()) {
-          return Outcome.UNKNOWN_JOB;
-        }
-        if (r.getInt(2) != PostgresSchema.DEAD) {
-          return Outcome.INVALID_STATE;
-        }
-        queue = r.getString(1);
+      JobRow job = readJob(tx, jobId);
+      Outcome verdict = AdminVerdict.deadJob(job.stateOrNull(), job.queueOrNull(), queueOrEmpty);
+      if (verdict != Outcome.OK) {
+        return verdict;
       }
-      if (!queueOrEmpty.isEmpty() && !queueOrEmpty.equals(queue)) {
-        return Outcome.INVALID_STATE;
-      }
+      String queue = job.queueOrNull();
       PreparedStatement delete = tx.statement(DELETE_DEAD);
       delete.setLong(1, jobId);
       if (!Fenced.apply(delete, jobId, "dead purge")) {

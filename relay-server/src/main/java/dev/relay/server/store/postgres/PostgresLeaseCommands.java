@@ -1,10 +1,8 @@
 package dev.relay.server.store.postgres;
 
 import dev.relay.protocol.FencingToken;
-import dev.relay.protocol.JobState;
 import dev.relay.server.store.FailureTexts;
 import dev.relay.server.store.Fenced;
-import dev.relay.server.store.Invariants;
 import dev.relay.server.store.LeaseRow;
 import dev.relay.server.store.LeaseVerdict;
 import dev.relay.server.store.Outcome;
@@ -156,11 +154,9 @@ final class PostgresLeaseCommands {
       if (r.wasNull()) {
         leasedAt = LeaseRow.LEASED_AT_UNKNOWN;
       }
-      int code = r.getInt(2);
-      Invariants.check(JobState.fromCode(code).isPresent(), "unknown job state code %d", code);
       return new LeaseRow(
           r.getString(1),
-          JobState.fromCode(code).orElseThrow(),
+          PostgresSchema.state(r.getInt(2)),
           r.getBytes(3),
           r.getLong(4),
           r.getInt(5),
