@@ -12,9 +12,6 @@ import java.util.List;
  * jobs.
  */
 final class AdminCommands {
-  /** Most dead jobs one requeue command moves; {@link JobStore} repeats while batches are full. */
-  static final int REQUEUE_BATCH_MAX = 1000;
-
   private static final String READ_STATE = "SELECT queue, state FROM jobs WHERE id = ?";
   private static final String CANCEL =
       "UPDATE jobs SET state = "
@@ -52,25 +49,20 @@ final class AdminCommands {
 
   private record Dead(long id, String queue) {}
 
+  /** A job's queue and state, both {@code null} when no job has the id. */
+  private record JobRow(String queueOrNull, JobState stateOrNull) {}
+
   private AdminCommands() {}
 
-  /** Cancels a ready job (waiting or scheduled); any other state answers INVALID_STATE. */
+  /** Cancels a ready job (waiting or scheduled), as {@link AdminVerdict#cancel} decides. */
   static WriteCommand<Outcome> cancel(long jobId) {
     return context -> {
-      PreparedStatement read = context.statement(READ_STATE);
-      read.setLong(1, jobId);
-      String queue;
-      JobState state;
-      try (ResultSet r = read.executeQuery()) {
-        if (!r.next()) {
-          return Outcome.UNKNOWN_JOB;
-        }
-        queue = r.getString(1);
-        state = Schema.state(r.getInt(2));
+      JobRow job = readJob(context, jobId);
+      Outcome verdict = AdminVerdict.cancel(job.stateOrNull());
+      if (verdict != Outcome.OK) {
+        return verdict;
       }
-      if (state != JobState.READY) {
-        return Outcome.INVALID_STATE;
-      }
+      String queue = job.queueOrNull();
       PreparedStatement s = context.statement(CANCEL);
       s.setLong(1, context.now());
       s.setLong(2, jobId);
@@ -159,53 +151,32 @@ final class AdminCommands {
   }
 
   /**
-   * Moves one dead job back to ready, as {@link #deadRequeue} does for many. A job id nobody has is
-   * UNKNOWN_JOB; a job that is not dead, or is dead in a queue other than {@code queueOrEmpty}
-   * (when that is not empty), is INVALID_STATE: the operator named the wrong job, and a count of 0
-   * would hide it.
+   * Moves one dead job back to ready, as {@link #deadRequeue} does for many, when {@link
+   * AdminVerdict#deadJob} allows it.
    */
   static WriteCommand<Outcome> deadRequeueJob(String queueOrEmpty, long jobId) {
     return context -> {
-      PreparedStatement read = context.statement(READ_STATE);
-      read.setLong(1, jobId);
-      Dead job;
-      try (ResultSet r = read.executeQuery()) {
-        if (!r.next()) {
-          return Outcome.UNKNOWN_JOB;
-        }
-        if (Schema.state(r.getInt(2)) != JobState.DEAD) {
-          return Outcome.INVALID_STATE;
-        }
-        job = new Dead(jobId, r.getString(1));
+      JobRow job = readJob(context, jobId);
+      Outcome verdict = AdminVerdict.deadJob(job.stateOrNull(), job.queueOrNull(), queueOrEmpty);
+      if (verdict != Outcome.OK) {
+        return verdict;
       }
-      if (!queueOrEmpty.isEmpty() && !queueOrEmpty.equals(job.queue())) {
-        return Outcome.INVALID_STATE;
-      }
-      return requeue(context, context.statement(REQUEUE), job) ? Outcome.OK : Outcome.INVALID_STATE;
+      Dead dead = new Dead(jobId, job.queueOrNull());
+      return requeue(context, context.statement(REQUEUE), dead)
+          ? Outcome.OK
+          : Outcome.INVALID_STATE;
     };
   }
 
-  /**
-   * Deletes one dead job, answering as {@link #deadRequeueJob} does: UNKNOWN_JOB, INVALID_STATE for
-   * a job that is not dead or is dead in another queue than {@code queueOrEmpty}, else OK.
-   */
+  /** Deletes one dead job when {@link AdminVerdict#deadJob} allows it. */
   static WriteCommand<Outcome> deadPurgeJob(String queueOrEmpty, long jobId) {
     return context -> {
-      PreparedStatement read = context.statement(READ_STATE);
-      read.setLong(1, jobId);
-      String queue;
-      try (ResultSet r = read.executeQuery()) {
-        if (!r.next()) {
-          return Outcome.UNKNOWN_JOB;
-        }
-        if (Schema.state(r.getInt(2)) != JobState.DEAD) {
-          return Outcome.INVALID_STATE;
-        }
-        queue = r.getString(1);
+      JobRow job = readJob(context, jobId);
+      Outcome verdict = AdminVerdict.deadJob(job.stateOrNull(), job.queueOrNull(), queueOrEmpty);
+      if (verdict != Outcome.OK) {
+        return verdict;
       }
-      if (!queueOrEmpty.isEmpty() && !queueOrEmpty.equals(queue)) {
-        return Outcome.INVALID_STATE;
-      }
+      String queue = job.queueOrNull();
       PreparedStatement delete = context.statement(DELETE_DEAD);
       delete.setLong(1, jobId);
       if (!Fenced.apply(delete, jobId, "dead purge")) {
@@ -282,6 +253,16 @@ final class AdminCommands {
       }
       return purged;
     };
+  }
+
+  private static JobRow readJob(WriteContext context, long jobId) throws SQLException {
+    PreparedStatement read = context.statement(READ_STATE);
+    read.setLong(1, jobId);
+    try (ResultSet r = read.executeQuery()) {
+      return r.next()
+          ? new JobRow(r.getString(1), Schema.state(r.getInt(2)))
+          : new JobRow(null, null);
+    }
   }
 
   private static boolean requeue(WriteContext context, PreparedStatement update, Dead job)

@@ -7,7 +7,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.zip.CRC32C;
 
 /**
  * Inserts one or more jobs atomically: if any job is refused (queue full), the command's savepoint
@@ -49,25 +48,10 @@ final class EnqueueCommand implements WriteCommand<List<EnqueueResult>> {
     }
     Queues.ensure(context, queue);
     long depth = context.count(queue, JobState.READY) + context.count(queue, JobState.LEASED);
-    long depthMax = context.config.queueDepthMax();
-    if (depth >= depthMax) {
-      throw new StoreException(
-          StoreError.QUEUE_FULL,
-          "queue '"
-              + queue
-              + "' holds "
-              + depth
-              + " unfinished jobs (queueDepthMax "
-              + depthMax
-              + ")");
-    }
+    QueueCaps.checkDepth(queue, depth, context.config);
     long now = context.now();
-    long availableAt =
-        job.availableAtOrNull() == null ? now : job.availableAtOrNull().toEpochMilli();
-    int attemptsMax =
-        job.attemptsMaxOrZero() == 0 ? context.config.attemptsDefault() : job.attemptsMaxOrZero();
-    CRC32C crc = new CRC32C();
-    crc.update(job.payload());
+    long availableAt = job.availableAtMillis(now);
+    int attemptsMax = job.attemptsMax(context.config);
 
     PreparedStatement insert = context.statement(INSERT);
     insert.setString(1, queue);
@@ -79,7 +63,7 @@ final class EnqueueCommand implements WriteCommand<List<EnqueueResult>> {
     insert.setString(7, job.type());
     insert.setBytes(8, StoredHeaders.encode(job.headers()));
     insert.setLong(9, job.payload().length);
-    insert.setLong(10, crc.getValue());
+    insert.setLong(10, job.payloadCrc32c());
     insert.setBytes(11, job.payload());
     long id;
     try (ResultSet r = insert.executeQuery()) {

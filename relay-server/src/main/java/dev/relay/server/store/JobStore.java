@@ -33,6 +33,12 @@ public interface JobStore extends AutoCloseable {
   /** Most groups one {@link #deadGroups} answers. */
   int DEAD_GROUPS_MAX = 200;
 
+  /** Most expired leases one writer command ends; {@link #expireLeases} repeats while full. */
+  int EXPIRE_BATCH_MAX = 1000;
+
+  /** Most dead jobs one requeue command moves; {@link #deadRequeue} repeats while full. */
+  int REQUEUE_BATCH_MAX = 1000;
+
   /**
    * Opens the store {@code config} names: the PostgreSQL database of {@link StoreConfig#postgres}
    * when set, else the SQLite file in {@link StoreConfig#dataDir}. Throws {@link
@@ -159,8 +165,8 @@ public interface JobStore extends AutoCloseable {
 
   /**
    * Housekeeping: returns expired leases to ready (after backoff) or to dead, in writer commands of
-   * {@link LeaseExpiry#EXPIRE_BATCH_MAX} until none is left. Blocks until done; runs on the
-   * housekeeping thread every {@code expiryInterval} and is callable directly from tests.
+   * {@link #EXPIRE_BATCH_MAX} until none is left. Blocks until done; runs on the housekeeping
+   * thread every {@code expiryInterval} and is callable directly from tests.
    */
   ExpiryResult expireLeases();
 

@@ -3,12 +3,12 @@ package dev.relay.server.store;
 import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.JobState;
 import dev.relay.server.LogText;
+import dev.relay.server.store.ClaimOrder.Candidate;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.zip.CRC32C;
@@ -18,21 +18,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Claims jobs for one lease request without ever scanning the ready set. Per requested queue and
  * per priority class it reads the oldest available candidates through the partial index {@code
- * jobs_ready} (at most {@code jobsMax} each), merges them in memory by effective class, then
- * available time, then id, and fences each winner in one {@code UPDATE ... WHERE id = ? AND state =
+ * jobs_ready} (at most {@code jobsMax} each), claims them in {@link ClaimOrder} (aging, then
+ * available time, then id) and fences each winner in one {@code UPDATE ... WHERE id = ? AND state =
  * ready}.
- *
- * <p>Aging: the effective class is the priority minus the full minutes waited since the job became
- * available, never below 0. Within one queue and class the oldest jobs also have the lowest
- * effective class, so the oldest {@code jobsMax} of each class contain the best {@code jobsMax}
- * overall.
  */
 final class LeaseCommand implements WriteCommand<LeaseResult> {
-  /** Waiting this long raises a job by one priority class. */
-  static final long AGING_STEP_MILLIS = 60_000;
-
-  static final String CORRUPT_REASON = "payload corrupt";
-
   private static final Logger log = LoggerFactory.getLogger(LeaseCommand.class);
 
   /**
@@ -67,7 +57,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
       "UPDATE jobs SET state = "
           + Schema.DEAD
           + ", finished_at_ms = ?, dead_reason = '"
-          + CORRUPT_REASON
+          + FailureTexts.PAYLOAD_CORRUPT
           + "', attempts = attempts - 1, fencing_number = fencing_number - 1,"
           + " fencing_token = NULL, lease_expires_at_ms = NULL, leased_at_ms = NULL"
           + " WHERE id = ? AND state = "
@@ -87,14 +77,6 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
               + " AND available_at_ms <= ? ORDER BY available_at_ms, id LIMIT ?)");
     }
     return String.join(" UNION ALL ", arms);
-  }
-
-  /** One ready job as seen through the index. */
-  record Candidate(long id, int priority, long availableAtMillis, long payloadBytes) {
-    int effectiveClass(long nowMillis) {
-      long waited = Math.max(0, nowMillis - availableAtMillis) / AGING_STEP_MILLIS;
-      return (int) Math.max(0, priority - waited);
-    }
   }
 
   private final List<String> queues;
@@ -126,7 +108,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
       // periodic expiry ends them.
       for (String queue : open) {
         if (context.count(queue, JobState.LEASED) > 0) {
-          LeaseExpiry.expireInQueue(context, queue, LeaseExpiry.CLAIM_EXPIRE_PER_QUEUE_MAX);
+          LeaseExpiry.expireInQueue(context, queue, ClaimOrder.CLAIM_EXPIRE_PER_QUEUE_MAX);
         }
       }
       context.leasesEndNotBefore(LeaseExpiry.earliestLeaseEnd(context));
@@ -139,31 +121,14 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
         readCandidates(context, queue, now, candidates);
       }
     }
-    candidates.sort(
-        Comparator.comparingInt((Candidate c) -> c.effectiveClass(now))
-            .thenComparingLong(Candidate::availableAtMillis)
-            .thenComparingLong(Candidate::id));
-
-    List<LeaseGrant> leased = new ArrayList<>();
-    long payloadBytes = 0;
-    boolean skipped = false;
-    for (Candidate candidate : candidates) {
-      if (leased.size() == jobsMax
-          || (!leased.isEmpty() && payloadBytes + candidate.payloadBytes() > payloadBytesBudget)) {
-        break;
-      }
-      LeaseGrant job = claim(context, candidate);
-      if (job == null) {
-        skipped = true;
-      } else {
-        leased.add(job);
-        payloadBytes += candidate.payloadBytes();
-      }
-    }
+    ClaimOrder.Claimed claimed =
+        ClaimOrder.claimInOrder(
+            candidates, now, jobsMax, payloadBytesBudget, candidate -> claim(context, candidate));
+    List<LeaseGrant> leased = claimed.leased();
     OptionalLong next = OptionalLong.empty();
     if (leased.size() < jobsMax) {
       // A skipped (corrupt) candidate may hide due jobs beyond the candidate limit: ask again now.
-      next = skipped ? OptionalLong.of(now) : nextAvailable(context, open, now);
+      next = claimed.skipped() ? OptionalLong.of(now) : nextAvailable(context, open, now);
     }
     return new LeaseResult(leased, next);
   }

@@ -9,15 +9,11 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * Ack, nack, release and renew: the commands a lease holder sends. Each first checks that the job
- * is leased under the presented token and that {@code now < lease_expires_at}; a lease is valid up
- * to the millisecond before its expiry and expired from that millisecond on, matching lease
- * expiry's {@code lease_expires_at_ms <= now}. Any other case answers an {@link Outcome} and
- * changes nothing. The change itself is a fenced UPDATE on id, state and token.
+ * Ack, nack, release and renew: the commands a lease holder sends. Each reads the job's lease
+ * columns and decides with {@link LeaseVerdict}; any answer but OK changes nothing. The change
+ * itself is a fenced UPDATE on id, state and token.
  */
 final class LeaseCommands {
-  static final String HANDLER_ERROR_REASON = "handler error";
-
   private static final String READ =
       "SELECT queue, state, fencing_token, lease_expires_at_ms, attempts, max_attempts,"
           + " leased_at_ms FROM jobs WHERE id = ?";
@@ -38,7 +34,7 @@ final class LeaseCommands {
       "UPDATE jobs SET state = "
           + Schema.DEAD
           + ", finished_at_ms = ?, failures = failures + 1, last_error = ?, dead_reason = '"
-          + HANDLER_ERROR_REASON
+          + FailureTexts.HANDLER_ERROR
           + "', fencing_token = NULL, lease_expires_at_ms = NULL"
           + FENCE;
   private static final String RELEASE =
@@ -49,31 +45,18 @@ final class LeaseCommands {
           + FENCE;
   private static final String RENEW = "UPDATE jobs SET lease_expires_at_ms = ?" + FENCE;
 
-  /** The lease columns of one job, read before deciding. */
-  private record Lease(
-      String queue,
-      JobState state,
-      byte[] token,
-      long expiresAt,
-      int attempts,
-      int attemptsMax,
-      long leasedAt) {}
-
-  /** A lease granted before schema version 3 recorded when leases begin. */
-  private static final long LEASED_AT_UNKNOWN = -1;
-
   private LeaseCommands() {}
 
   private static long leasedAt(ResultSet r) throws SQLException {
     long at = r.getLong(7);
-    return r.wasNull() ? LEASED_AT_UNKNOWN : at;
+    return r.wasNull() ? LeaseRow.LEASED_AT_UNKNOWN : at;
   }
 
   static WriteCommand<Outcome> ack(long jobId, FencingToken token) {
     return WriteCommand.oneWrite(
         context -> {
-          Lease lease = read(context, jobId);
-          Outcome verdict = verdict(lease, token, context.now());
+          LeaseRow lease = read(context, jobId);
+          Outcome verdict = LeaseVerdict.decide(lease, token, context.now());
           if (verdict != Outcome.OK) {
             return verdict;
           }
@@ -83,8 +66,8 @@ final class LeaseCommands {
           if (!fenced(context, s, jobId, "ack", lease.queue(), JobState.DONE)) {
             return Outcome.STALE_TOKEN;
           }
-          if (lease.leasedAt() != LEASED_AT_UNKNOWN) {
-            context.ran(lease.queue(), Math.max(0, context.now() - lease.leasedAt()));
+          if (lease.leasedAtMillis() != LeaseRow.LEASED_AT_UNKNOWN) {
+            context.ran(lease.queue(), Math.max(0, context.now() - lease.leasedAtMillis()));
           }
           return counted(context, lease.queue(), StoreCounters.Event.ACKED);
         });
@@ -98,30 +81,28 @@ final class LeaseCommands {
       long jobId, FencingToken token, String errorText, Duration retryDelayOrNull) {
     return WriteCommand.oneWrite(
         context -> {
-          Lease lease = read(context, jobId);
-          Outcome verdict = verdict(lease, token, context.now());
+          LeaseRow lease = read(context, jobId);
+          Outcome verdict = LeaseVerdict.decide(lease, token, context.now());
           if (verdict != Outcome.OK) {
             return verdict;
           }
           long now = context.now();
-          boolean exhausted = lease.attempts() >= lease.attemptsMax();
-          long delay =
-              retryDelayOrNull != null
-                  ? retryDelayOrNull.toMillis()
-                  : context.backoff.delayMillis(lease.attempts());
-          PreparedStatement s = context.statement(exhausted ? NACK_DEAD : NACK_RETRY);
-          s.setLong(1, exhausted ? now : now + delay);
+          RetryPlan plan =
+              RetryPlan.afterNack(
+                  lease.attempts(), lease.attemptsMax(), retryDelayOrNull, context.backoff);
+          PreparedStatement s = context.statement(plan.dead() ? NACK_DEAD : NACK_RETRY);
+          s.setLong(1, plan.atMillis(now));
           s.setString(2, errorText);
           bindFence(s, 3, jobId, token);
-          JobState to = exhausted ? JobState.DEAD : JobState.READY;
+          JobState to = plan.dead() ? JobState.DEAD : JobState.READY;
           if (!fenced(context, s, jobId, "nack", lease.queue(), to)) {
             return Outcome.STALE_TOKEN;
           }
           context.event(lease.queue(), StoreCounters.Event.NACKED);
-          if (exhausted) {
+          if (plan.dead()) {
             context.event(lease.queue(), StoreCounters.Event.DEAD);
           } else {
-            context.availableAt(lease.queue(), now + delay);
+            context.availableAt(lease.queue(), plan.atMillis(now));
           }
           return Outcome.OK;
         });
@@ -131,8 +112,8 @@ final class LeaseCommands {
   static WriteCommand<Outcome> release(long jobId, FencingToken token) {
     return WriteCommand.oneWrite(
         context -> {
-          Lease lease = read(context, jobId);
-          Outcome verdict = verdict(lease, token, context.now());
+          LeaseRow lease = read(context, jobId);
+          Outcome verdict = LeaseVerdict.decide(lease, token, context.now());
           if (verdict != Outcome.OK) {
             return verdict;
           }
@@ -151,8 +132,8 @@ final class LeaseCommands {
   static WriteCommand<RenewResult> renew(long jobId, FencingToken token, Duration leaseDuration) {
     return WriteCommand.oneWrite(
         context -> {
-          Lease lease = read(context, jobId);
-          Outcome verdict = verdict(lease, token, context.now());
+          LeaseRow lease = read(context, jobId);
+          Outcome verdict = LeaseVerdict.decide(lease, token, context.now());
           if (verdict != Outcome.OK) {
             return new RenewResult(verdict, null);
           }
@@ -168,14 +149,14 @@ final class LeaseCommands {
         });
   }
 
-  private static Lease read(WriteContext context, long jobId) throws SQLException {
+  private static LeaseRow read(WriteContext context, long jobId) throws SQLException {
     PreparedStatement s = context.statement(READ);
     s.setLong(1, jobId);
     try (ResultSet r = s.executeQuery()) {
       if (!r.next()) {
         return null;
       }
-      return new Lease(
+      return new LeaseRow(
           r.getString(1),
           Schema.state(r.getInt(2)),
           r.getBytes(3),
@@ -184,27 +165,6 @@ final class LeaseCommands {
           r.getInt(6),
           leasedAt(r));
     }
-  }
-
-  /**
-   * The decision table. A wrong token wins over an expired lease: the caller is not the owner, and
-   * telling a non-owner about the owner's lease would leak nothing useful anyway.
-   */
-  private static Outcome verdict(Lease lease, FencingToken token, long now) {
-    if (lease == null) {
-      return Outcome.UNKNOWN_JOB;
-    }
-    return switch (lease.state()) {
-      case LEASED -> {
-        Invariants.check(lease.token() != null, "leased job without a fencing token");
-        if (!token.matches(lease.token())) {
-          yield Outcome.STALE_TOKEN;
-        }
-        yield now < lease.expiresAt() ? Outcome.OK : Outcome.LEASE_EXPIRED;
-      }
-      case DONE -> token.matches(lease.token()) ? Outcome.ALREADY_ACKED : Outcome.STALE_TOKEN;
-      case READY, DEAD, CANCELLED -> Outcome.NOT_LEASED;
-    };
   }
 
   private static void bindFence(PreparedStatement s, int first, long jobId, FencingToken token)

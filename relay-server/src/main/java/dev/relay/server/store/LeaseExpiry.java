@@ -4,7 +4,6 @@ import dev.relay.protocol.JobState;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -15,14 +14,6 @@ import java.util.List;
  * ack) changes nothing.
  */
 final class LeaseExpiry {
-  /** Most expired leases one expiry command ends; expiry repeats while batches are full. */
-  static final int EXPIRE_BATCH_MAX = 1000;
-
-  /** Most expired leases a claim ends per requested queue before choosing jobs. */
-  static final int CLAIM_EXPIRE_PER_QUEUE_MAX = 16;
-
-  static final String DEAD_REASON = "lease expired";
-
   private static final String COLUMNS =
       "SELECT id, queue, attempts, max_attempts, fencing_token, lease_expires_at_ms";
   private static final String EXPIRED =
@@ -58,7 +49,7 @@ final class LeaseExpiry {
           + Schema.DEAD
           + ", fencing_token = NULL, lease_expires_at_ms = NULL, expiries = expiries + 1,"
           + " last_error = ?, finished_at_ms = ?, dead_reason = '"
-          + DEAD_REASON
+          + FailureTexts.LEASE_EXPIRED
           + "'"
           + CAS;
 
@@ -111,7 +102,7 @@ final class LeaseExpiry {
     long dead = 0;
     while (true) {
       PreparedStatement s = context.statement(ANY_LEASED);
-      s.setInt(1, EXPIRE_BATCH_MAX);
+      s.setInt(1, JobStore.EXPIRE_BATCH_MAX);
       List<Lease> leases = read(s);
       if (leases.isEmpty()) {
         return new ExpiryResult(requeued, dead);
@@ -155,35 +146,27 @@ final class LeaseExpiry {
     return new ExpiryResult(requeued, dead);
   }
 
-  /**
-   * The job's new last error, so an operator inspecting a job that keeps expiring sees that it
-   * expired, when, and on which attempt (an earlier NACK's text is replaced, as a later NACK's
-   * would be).
-   */
+  /** The job's new last error ({@link FailureTexts}). */
   static String lastError(Lease lease, Cause why) {
     return switch (why) {
-      case EXPIRED ->
-          "lease expired at "
-              + Instant.ofEpochMilli(lease.expiresAtMillis())
-              + " (attempt "
-              + lease.attempts()
-              + ")";
-      case RESTART -> "lease ended by a server restart (attempt " + lease.attempts() + ")";
+      case EXPIRED -> FailureTexts.leaseExpired(lease.expiresAtMillis(), lease.attempts());
+      case RESTART -> FailureTexts.leaseEndedByRestart(lease.attempts());
     };
   }
 
   /**
    * Ends one lease if it is still the lease that was read: answers READY or DEAD for the new state,
    * or LEASED when the compare-and-set found the job changed (acked, released, renewed) and left it
-   * alone. An expired lease is retried after backoff; a lease ended by a restart is ready at once,
-   * since its worker never had a fair chance to finish.
+   * alone. What follows is the {@link RetryPlan} for the cause.
    */
   static JobState end(WriteContext context, Lease lease, Cause why) throws SQLException {
-    boolean exhausted = lease.attempts() >= lease.attemptsMax();
-    long delayMillis = why == Cause.EXPIRED ? context.backoff.delayMillis(lease.attempts()) : 0;
-    PreparedStatement s = context.statement(exhausted ? TO_DEAD : TO_READY);
+    RetryPlan plan =
+        why == Cause.EXPIRED
+            ? RetryPlan.afterExpiry(lease.attempts(), lease.attemptsMax(), context.backoff)
+            : RetryPlan.afterRestart(lease.attempts(), lease.attemptsMax());
+    PreparedStatement s = context.statement(plan.dead() ? TO_DEAD : TO_READY);
     s.setString(1, lastError(lease, why));
-    s.setLong(2, exhausted ? context.now() : context.now() + delayMillis);
+    s.setLong(2, plan.atMillis(context.now()));
     s.setLong(3, lease.id());
     s.setBytes(4, lease.token());
     s.setLong(5, why == Cause.EXPIRED ? context.now() : Long.MAX_VALUE);
@@ -191,13 +174,13 @@ final class LeaseExpiry {
       return JobState.LEASED;
     }
     context.event(lease.queue(), StoreCounters.Event.EXPIRED);
-    if (exhausted) {
+    if (plan.dead()) {
       context.moved(lease.queue(), JobState.LEASED, JobState.DEAD);
       context.event(lease.queue(), StoreCounters.Event.DEAD);
       return JobState.DEAD;
     }
     context.moved(lease.queue(), JobState.LEASED, JobState.READY);
-    context.availableAt(lease.queue(), context.now() + delayMillis);
+    context.availableAt(lease.queue(), plan.atMillis(context.now()));
     return JobState.READY;
   }
 }

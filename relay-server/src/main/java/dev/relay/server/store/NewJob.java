@@ -4,6 +4,7 @@ import dev.relay.protocol.Header;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.zip.CRC32C;
 
 /**
  * A job to enqueue. The store validates ranges and answers {@link StoreError#INVALID_ARGUMENT}; the
@@ -58,6 +59,23 @@ public record NewJob(
         idempotencyKeyOrNull,
         "",
         List.of());
+  }
+
+  /** When the job may first be leased, in epoch milliseconds: {@code nowMillis} unless set. */
+  public long availableAtMillis(long nowMillis) {
+    return availableAtOrNull == null ? nowMillis : availableAtOrNull.toEpochMilli();
+  }
+
+  /** Leases before the job is dead: its own number, or the store's default when it set 0. */
+  public int attemptsMax(StoreConfig config) {
+    return attemptsMaxOrZero == 0 ? config.attemptsDefault() : attemptsMaxOrZero;
+  }
+
+  /** The payload's CRC32C, stored beside it and checked at every lease. */
+  public long payloadCrc32c() {
+    CRC32C crc = new CRC32C();
+    crc.update(payload);
+    return crc.getValue();
   }
 
   /** A job due now with the default attempts and no idempotency key. */

@@ -33,20 +33,7 @@ final class Queues {
       r.next();
       existing = r.getLong(1);
     }
-    int max = context.config.queuesMax();
-    if (existing >= max) {
-      throw new StoreException(
-          StoreError.QUEUE_FULL,
-          "cannot create queue '"
-              + queue
-              + "': "
-              + existing
-              + " queues exist and queuesMax is "
-              + max
-              + "; free a slot by deleting an empty queue (DELETE_QUEUE, relay delete-queue),"
-              + " or raise --queues-max; empty unpaused queues are also dropped by the retention"
-              + " purge");
-    }
+    QueueCaps.checkQueueCount(queue, existing, context.config);
     PreparedStatement insert = context.statement(INSERT);
     insert.setString(1, queue);
     insert.executeUpdate();

@@ -4,6 +4,7 @@ import dev.relay.protocol.Headers;
 import dev.relay.protocol.Names;
 import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.Ranges;
+import dev.relay.protocol.WireText;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -154,6 +155,47 @@ public final class Requests {
           "limit must be in [1, " + ProtocolLimits.DEAD_LIST_PAGE_MAX + "], was " + limit);
     }
     return null;
+  }
+
+  /** A JOBS_LIST page: a queue name, then the page's position and size as for the dead list. */
+  public static StoreException checkJobsList(String queue, long afterJobId, int limit) {
+    StoreException refusal = checkQueue(queue);
+    return refusal != null ? refusal : checkDeadPage(queue, afterJobId, limit);
+  }
+
+  /** One dead job named for a requeue or a purge: a queue name or empty (any queue), and an id. */
+  public static StoreException checkDeadJob(String queueOrEmpty, long jobId) {
+    StoreException refusal = checkQueueOrEmpty(queueOrEmpty);
+    if (refusal == null && jobId < 1) {
+      refusal = invalid("job id must be at least 1, was " + jobId);
+    }
+    return refusal;
+  }
+
+  /** A queue name, or empty for every queue. */
+  public static StoreException checkQueueOrEmpty(String queueOrEmpty) {
+    return queueOrEmpty == null || (!queueOrEmpty.isEmpty() && checkQueue(queueOrEmpty) != null)
+        ? invalid("queue must be empty or a name")
+        : null;
+  }
+
+  public static StoreException checkDeadPurge(String queue, Duration olderThan, int limit) {
+    StoreException refusal = checkQueue(queue);
+    if (refusal == null && (olderThan.isNegative() || limit < 1)) {
+      refusal = invalid("olderThan must be >= 0 and limit >= 1");
+    }
+    return refusal;
+  }
+
+  public static StoreException checkPayloadStart(int bytesMax) {
+    return bytesMax < 1 ? invalid("bytesMax must be at least 1, was " + bytesMax) : null;
+  }
+
+  /** The text a NACK stores as the job's last error: cut to the wire's limit, never null. */
+  public static String errorText(String errorTextOrNull) {
+    return errorTextOrNull == null
+        ? ""
+        : WireText.fit(errorTextOrNull, ProtocolLimits.ERROR_TEXT_BYTES_MAX);
   }
 
   public static StoreException invalid(String message) {

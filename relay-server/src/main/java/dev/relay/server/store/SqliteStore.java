@@ -4,9 +4,7 @@ import dev.relay.protocol.EnqueueResult;
 import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.JobState;
 import dev.relay.protocol.ListOrder;
-import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.StateFilter;
-import dev.relay.protocol.WireText;
 import java.nio.file.Path;
 import java.sql.Statement;
 import java.time.Duration;
@@ -104,8 +102,7 @@ public final class SqliteStore implements JobStore {
     if (refusal != null) {
       return CompletableFuture.failedFuture(refusal);
     }
-    String text =
-        errorText == null ? "" : WireText.fit(errorText, ProtocolLimits.ERROR_TEXT_BYTES_MAX);
+    String text = Requests.errorText(errorText);
     return writer.submit(
         LeaseCommands.nack(jobId, Objects.requireNonNull(token, "token"), text, retryDelayOrNull));
   }
@@ -156,10 +153,7 @@ public final class SqliteStore implements JobStore {
 
   @Override
   public CompletableFuture<Outcome> deadRequeueJob(String queueOrEmpty, long jobId) {
-    StoreException refusal = checkRequeueQueue(queueOrEmpty);
-    if (refusal == null && jobId < 1) {
-      refusal = Requests.invalid("job id must be at least 1, was " + jobId);
-    }
+    StoreException refusal = Requests.checkDeadJob(queueOrEmpty, jobId);
     return refusal != null
         ? CompletableFuture.failedFuture(refusal)
         : writer.submit(AdminCommands.deadRequeueJob(queueOrEmpty, jobId));
@@ -167,16 +161,13 @@ public final class SqliteStore implements JobStore {
 
   @Override
   public CompletableFuture<Long> deadRequeue(String queueOrEmpty) {
-    StoreException refusal = checkRequeueQueue(queueOrEmpty);
+    StoreException refusal = Requests.checkQueueOrEmpty(queueOrEmpty);
     return refusal != null ? CompletableFuture.failedFuture(refusal) : requeueAll(queueOrEmpty, 0);
   }
 
   @Override
   public CompletableFuture<Integer> deadPurge(String queue, Duration olderThan, int limit) {
-    StoreException refusal = Requests.checkQueue(queue);
-    if (refusal == null && (olderThan.isNegative() || limit < 1)) {
-      refusal = Requests.invalid("olderThan must be >= 0 and limit >= 1");
-    }
+    StoreException refusal = Requests.checkDeadPurge(queue, olderThan, limit);
     return refusal != null
         ? CompletableFuture.failedFuture(refusal)
         : writer.submit(AdminCommands.deadPurge(queue, olderThan.toMillis(), limit));
@@ -184,23 +175,14 @@ public final class SqliteStore implements JobStore {
 
   @Override
   public CompletableFuture<Outcome> deadPurgeJob(String queueOrEmpty, long jobId) {
-    StoreException refusal = checkRequeueQueue(queueOrEmpty);
-    if (refusal == null && jobId < 1) {
-      refusal = Requests.invalid("job id must be at least 1, was " + jobId);
-    }
+    StoreException refusal = Requests.checkDeadJob(queueOrEmpty, jobId);
     return refusal != null
         ? CompletableFuture.failedFuture(refusal)
         : writer.submit(AdminCommands.deadPurgeJob(queueOrEmpty, jobId));
   }
 
-  private static StoreException checkRequeueQueue(String queue) {
-    return queue == null || (!queue.isEmpty() && Requests.checkQueue(queue) != null)
-        ? Requests.invalid("queue must be empty or a name")
-        : null;
-  }
-
   private CompletableFuture<Long> requeueAll(String queue, long before) {
-    int batch = AdminCommands.REQUEUE_BATCH_MAX;
+    int batch = REQUEUE_BATCH_MAX;
     return writer
         .submit(AdminCommands.deadRequeue(queue, batch))
         .thenCompose(
@@ -236,9 +218,9 @@ public final class SqliteStore implements JobStore {
 
   @Override
   public CompletableFuture<Optional<PayloadStart>> payloadStart(long jobId, int bytesMax) {
-    if (bytesMax < 1) {
-      return CompletableFuture.failedFuture(
-          Requests.invalid("bytesMax must be at least 1, was " + bytesMax));
+    StoreException refusal = Requests.checkPayloadStart(bytesMax);
+    if (refusal != null) {
+      return CompletableFuture.failedFuture(refusal);
     }
     return reads.submit(c -> Reads.payloadStart(c, jobId, bytesMax));
   }
@@ -246,10 +228,7 @@ public final class SqliteStore implements JobStore {
   @Override
   public CompletableFuture<JobsPage> jobsList(
       String queue, StateFilter state, ListOrder order, long afterJobId, int limit) {
-    StoreException refusal = Requests.checkQueue(queue);
-    if (refusal == null) {
-      refusal = Requests.checkDeadPage(queue, afterJobId, limit);
-    }
+    StoreException refusal = Requests.checkJobsList(queue, afterJobId, limit);
     if (refusal != null) {
       return CompletableFuture.failedFuture(refusal);
     }
@@ -283,11 +262,10 @@ public final class SqliteStore implements JobStore {
     long requeued = 0;
     long dead = 0;
     while (true) {
-      ExpiryResult r =
-          writer.await(writer.submit(c -> LeaseExpiry.expire(c, LeaseExpiry.EXPIRE_BATCH_MAX)));
+      ExpiryResult r = writer.await(writer.submit(c -> LeaseExpiry.expire(c, EXPIRE_BATCH_MAX)));
       requeued += r.requeued();
       dead += r.dead();
-      if (r.requeued() + r.dead() < LeaseExpiry.EXPIRE_BATCH_MAX) {
+      if (r.requeued() + r.dead() < EXPIRE_BATCH_MAX) {
         return new ExpiryResult(requeued, dead);
       }
     }

@@ -209,7 +209,7 @@ class AdminTest {
 
   @Test
   void requeue_of_more_dead_jobs_than_one_command_moves_them_all() {
-    int count = AdminCommands.REQUEUE_BATCH_MAX + 1;
+    int count = JobStore.REQUEUE_BATCH_MAX + 1;
     List<NewJob> jobs = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       jobs.add(new NewJob("q", bytes("p"), 0, null, 1, null));

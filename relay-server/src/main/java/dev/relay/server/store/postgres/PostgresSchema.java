@@ -1,6 +1,7 @@
 package dev.relay.server.store.postgres;
 
 import dev.relay.protocol.JobState;
+import dev.relay.server.store.Invariants;
 import dev.relay.server.store.StoreOpenException;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -25,6 +26,12 @@ final class PostgresSchema {
   static final int DONE = JobState.DONE.code();
   static final int DEAD = JobState.DEAD.code();
   static final int CANCELLED = JobState.CANCELLED.code();
+
+  /** The state stored as {@code code}; an unknown code means a bug wrote the row. */
+  static JobState state(int code) {
+    Invariants.check(JobState.fromCode(code).isPresent(), "unknown job state code %d", code);
+    return JobState.fromCode(code).orElseThrow();
+  }
 
   /** Any 64-bit number held by no other application on the database: "RLAYSCHM". */
   private static final long MIGRATION_LOCK = 0x524c4159_5343484dL;

@@ -5,9 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.relay.protocol.EnqueueResult;
 import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.ListOrder;
-import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.StateFilter;
-import dev.relay.protocol.WireText;
 import dev.relay.server.store.AvailabilityListener;
 import dev.relay.server.store.BackupResult;
 import dev.relay.server.store.CommitObserver;
@@ -204,18 +202,18 @@ public final class PostgresStore implements JobStore {
   @Override
   public CompletableFuture<List<EnqueueResult>> enqueueBatch(List<NewJob> jobs) {
     StoreException refusal = Requests.checkJobs(jobs, config);
-    return refusal != null ? refuse(refusal) : writer.submit(new EnqueueCommand(jobs));
+    return refusal != null ? refuse(refusal) : writer.submit(new PostgresEnqueueCommand(jobs));
   }
 
   @Override
   public CompletableFuture<LeaseResult> lease(LeaseRequest request) {
     StoreException refusal = Requests.checkLease(request, config);
-    return refusal != null ? refuse(refusal) : writer.submit(new LeaseCommand(request));
+    return refusal != null ? refuse(refusal) : writer.submit(new PostgresLeaseCommand(request));
   }
 
   @Override
   public CompletableFuture<Outcome> ack(long jobId, FencingToken token) {
-    return writer.submit(LeaseCommands.ack(jobId, Objects.requireNonNull(token, "token")));
+    return writer.submit(PostgresLeaseCommands.ack(jobId, Objects.requireNonNull(token, "token")));
   }
 
   @Override
@@ -225,15 +223,16 @@ public final class PostgresStore implements JobStore {
     if (refusal != null) {
       return refuse(refusal);
     }
-    String text =
-        errorText == null ? "" : WireText.fit(errorText, ProtocolLimits.ERROR_TEXT_BYTES_MAX);
+    String text = Requests.errorText(errorText);
     return writer.submit(
-        LeaseCommands.nack(jobId, Objects.requireNonNull(token, "token"), text, retryDelayOrNull));
+        PostgresLeaseCommands.nack(
+            jobId, Objects.requireNonNull(token, "token"), text, retryDelayOrNull));
   }
 
   @Override
   public CompletableFuture<Outcome> release(long jobId, FencingToken token) {
-    return writer.submit(LeaseCommands.release(jobId, Objects.requireNonNull(token, "token")));
+    return writer.submit(
+        PostgresLeaseCommands.release(jobId, Objects.requireNonNull(token, "token")));
   }
 
   @Override
@@ -243,53 +242,55 @@ public final class PostgresStore implements JobStore {
     return refusal != null
         ? refuse(refusal)
         : writer.submit(
-            LeaseCommands.renew(jobId, Objects.requireNonNull(token, "token"), leaseDuration));
+            PostgresLeaseCommands.renew(
+                jobId, Objects.requireNonNull(token, "token"), leaseDuration));
   }
 
   @Override
   public CompletableFuture<Outcome> cancel(long jobId) {
-    return writer.submit(AdminCommands.cancel(jobId));
+    return writer.submit(PostgresAdminCommands.cancel(jobId));
   }
 
   @Override
   public CompletableFuture<Outcome> pause(String queue, boolean create) {
     StoreException refusal = Requests.checkQueue(queue);
-    return refusal != null ? refuse(refusal) : writer.submit(AdminCommands.pause(queue, create));
+    return refusal != null
+        ? refuse(refusal)
+        : writer.submit(PostgresAdminCommands.pause(queue, create));
   }
 
   @Override
   public CompletableFuture<QueueDeletion> deleteQueue(String queue) {
     StoreException refusal = Requests.checkQueue(queue);
-    return refusal != null ? refuse(refusal) : writer.submit(AdminCommands.deleteQueue(queue));
+    return refusal != null
+        ? refuse(refusal)
+        : writer.submit(PostgresAdminCommands.deleteQueue(queue));
   }
 
   @Override
   public CompletableFuture<Outcome> resume(String queue) {
     StoreException refusal = Requests.checkQueue(queue);
-    return refusal != null ? refuse(refusal) : writer.submit(AdminCommands.resume(queue));
+    return refusal != null ? refuse(refusal) : writer.submit(PostgresAdminCommands.resume(queue));
   }
 
   @Override
   public CompletableFuture<Outcome> deadRequeueJob(String queueOrEmpty, long jobId) {
-    StoreException refusal = checkRequeueQueue(queueOrEmpty);
-    if (refusal == null && jobId < 1) {
-      refusal = Requests.invalid("job id must be at least 1, was " + jobId);
-    }
+    StoreException refusal = Requests.checkDeadJob(queueOrEmpty, jobId);
     return refusal != null
         ? refuse(refusal)
-        : writer.submit(AdminCommands.deadRequeueJob(queueOrEmpty, jobId));
+        : writer.submit(PostgresAdminCommands.deadRequeueJob(queueOrEmpty, jobId));
   }
 
   @Override
   public CompletableFuture<Long> deadRequeue(String queueOrEmpty) {
-    StoreException refusal = checkRequeueQueue(queueOrEmpty);
+    StoreException refusal = Requests.checkQueueOrEmpty(queueOrEmpty);
     return refusal != null ? refuse(refusal) : requeueAll(queueOrEmpty, 0);
   }
 
   private CompletableFuture<Long> requeueAll(String queue, long before) {
-    int batch = AdminCommands.REQUEUE_BATCH_MAX;
+    int batch = REQUEUE_BATCH_MAX;
     return writer
-        .submit(AdminCommands.deadRequeue(queue, batch))
+        .submit(PostgresAdminCommands.deadRequeue(queue, batch))
         .thenCompose(
             n ->
                 n < batch
@@ -299,30 +300,18 @@ public final class PostgresStore implements JobStore {
 
   @Override
   public CompletableFuture<Outcome> deadPurgeJob(String queueOrEmpty, long jobId) {
-    StoreException refusal = checkRequeueQueue(queueOrEmpty);
-    if (refusal == null && jobId < 1) {
-      refusal = Requests.invalid("job id must be at least 1, was " + jobId);
-    }
+    StoreException refusal = Requests.checkDeadJob(queueOrEmpty, jobId);
     return refusal != null
         ? CompletableFuture.failedFuture(refusal)
-        : writer.submit(AdminCommands.deadPurgeJob(queueOrEmpty, jobId));
-  }
-
-  private static StoreException checkRequeueQueue(String queue) {
-    return queue == null || (!queue.isEmpty() && Requests.checkQueue(queue) != null)
-        ? Requests.invalid("queue must be empty or a name")
-        : null;
+        : writer.submit(PostgresAdminCommands.deadPurgeJob(queueOrEmpty, jobId));
   }
 
   @Override
   public CompletableFuture<Integer> deadPurge(String queue, Duration olderThan, int limit) {
-    StoreException refusal = Requests.checkQueue(queue);
-    if (refusal == null && (olderThan.isNegative() || limit < 1)) {
-      refusal = Requests.invalid("olderThan must be >= 0 and limit >= 1");
-    }
+    StoreException refusal = Requests.checkDeadPurge(queue, olderThan, limit);
     return refusal != null
         ? refuse(refusal)
-        : writer.submit(AdminCommands.deadPurge(queue, olderThan.toMillis(), limit));
+        : writer.submit(PostgresAdminCommands.deadPurge(queue, olderThan.toMillis(), limit));
   }
 
   /**
@@ -350,8 +339,9 @@ public final class PostgresStore implements JobStore {
 
   @Override
   public CompletableFuture<Optional<PayloadStart>> payloadStart(long jobId, int bytesMax) {
-    if (bytesMax < 1) {
-      return refuse(Requests.invalid("bytesMax must be at least 1, was " + bytesMax));
+    StoreException refusal = Requests.checkPayloadStart(bytesMax);
+    if (refusal != null) {
+      return refuse(refusal);
     }
     return read(c -> Reads.payloadStart(c, jobId, bytesMax));
   }
@@ -359,10 +349,7 @@ public final class PostgresStore implements JobStore {
   @Override
   public CompletableFuture<JobsPage> jobsList(
       String queue, StateFilter state, ListOrder order, long afterJobId, int limit) {
-    StoreException refusal = Requests.checkQueue(queue);
-    if (refusal == null) {
-      refusal = Requests.checkDeadPage(queue, afterJobId, limit);
-    }
+    StoreException refusal = Requests.checkJobsList(queue, afterJobId, limit);
     if (refusal != null) {
       return refuse(refusal);
     }
@@ -405,10 +392,10 @@ public final class PostgresStore implements JobStore {
     long dead = 0;
     while (true) {
       ExpiryResult r =
-          writer.await(writer.submit(tx -> LeaseExpiry.expire(tx, LeaseExpiry.EXPIRE_BATCH_MAX)));
+          writer.await(writer.submit(tx -> PostgresLeaseExpiry.expire(tx, EXPIRE_BATCH_MAX)));
       requeued += r.requeued();
       dead += r.dead();
-      if (r.requeued() + r.dead() < LeaseExpiry.EXPIRE_BATCH_MAX) {
+      if (r.requeued() + r.dead() < EXPIRE_BATCH_MAX) {
         return new ExpiryResult(requeued, dead);
       }
     }
@@ -416,7 +403,7 @@ public final class PostgresStore implements JobStore {
 
   @Override
   public long purgeFinished() {
-    return writer.await(writer.submit(AdminCommands.purgeFinished()));
+    return writer.await(writer.submit(PostgresAdminCommands.purgeFinished()));
   }
 
   /**

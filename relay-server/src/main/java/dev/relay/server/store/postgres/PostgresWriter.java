@@ -218,7 +218,7 @@ final class PostgresWriter {
       queues.addAll(task.command.queuesLocked());
     }
     if (!queues.isEmpty()) {
-      Queues.lockInOrder(tx, queues);
+      PostgresQueues.lockInOrder(tx, queues);
     }
   }
 

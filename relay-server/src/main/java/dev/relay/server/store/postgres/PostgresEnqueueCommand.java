@@ -3,16 +3,14 @@ package dev.relay.server.store.postgres;
 import dev.relay.protocol.EnqueueResult;
 import dev.relay.server.store.Invariants;
 import dev.relay.server.store.NewJob;
+import dev.relay.server.store.QueueCaps;
 import dev.relay.server.store.StoreCounters;
-import dev.relay.server.store.StoreError;
-import dev.relay.server.store.StoreException;
 import dev.relay.server.store.StoredHeaders;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.zip.CRC32C;
 
 /**
  * Inserts one or more jobs atomically; a repeated idempotency key answers the existing job. The
@@ -20,7 +18,7 @@ import java.util.zip.CRC32C;
  * to one queue take turns and neither can push it past {@code queueDepthMax}; a second node's
  * insert of the same idempotency key waits on the unique index and then finds the first's job.
  */
-final class EnqueueCommand implements PostgresCommand<List<EnqueueResult>> {
+final class PostgresEnqueueCommand implements PostgresCommand<List<EnqueueResult>> {
   private static final String FIND_KEY =
       "SELECT id FROM jobs WHERE queue = ? AND idempotency_key = ?";
   private static final String INSERT =
@@ -40,7 +38,7 @@ final class EnqueueCommand implements PostgresCommand<List<EnqueueResult>> {
 
   private final List<NewJob> jobs;
 
-  EnqueueCommand(List<NewJob> jobs) {
+  PostgresEnqueueCommand(List<NewJob> jobs) {
     this.jobs = List.copyOf(jobs);
   }
 
@@ -67,27 +65,12 @@ final class EnqueueCommand implements PostgresCommand<List<EnqueueResult>> {
         return new EnqueueResult(existing, false);
       }
     }
-    Queues.ensureLocked(tx, queue);
+    PostgresQueues.ensureLocked(tx, queue);
     long depth = depth(tx, queue);
-    long depthMax = tx.config.queueDepthMax();
-    if (depth >= depthMax) {
-      throw new StoreException(
-          StoreError.QUEUE_FULL,
-          "queue '"
-              + queue
-              + "' holds "
-              + depth
-              + " unfinished jobs (queueDepthMax "
-              + depthMax
-              + ")");
-    }
+    QueueCaps.checkDepth(queue, depth, tx.config);
     long now = tx.now();
-    long availableAt =
-        job.availableAtOrNull() == null ? now : job.availableAtOrNull().toEpochMilli();
-    int attemptsMax =
-        job.attemptsMaxOrZero() == 0 ? tx.config.attemptsDefault() : job.attemptsMaxOrZero();
-    CRC32C crc = new CRC32C();
-    crc.update(job.payload());
+    long availableAt = job.availableAtMillis(now);
+    int attemptsMax = job.attemptsMax(tx.config);
     PreparedStatement insert = tx.statement(INSERT);
     insert.setString(1, queue);
     insert.setInt(2, job.priority());
@@ -98,7 +81,7 @@ final class EnqueueCommand implements PostgresCommand<List<EnqueueResult>> {
     insert.setString(7, job.type());
     insert.setBytes(8, StoredHeaders.encode(job.headers()));
     insert.setLong(9, job.payload().length);
-    insert.setLong(10, crc.getValue());
+    insert.setLong(10, job.payloadCrc32c());
     insert.setBytes(11, job.payload());
     try (ResultSet r = insert.executeQuery()) {
       if (r.next()) {

@@ -1,5 +1,8 @@
 package dev.relay.server.store.postgres;
 
+import dev.relay.protocol.JobState;
+import dev.relay.server.store.AdminVerdict;
+import dev.relay.server.store.Fenced;
 import dev.relay.server.store.Outcome;
 import dev.relay.server.store.QueueDeletion;
 import dev.relay.server.store.StoreConfig;
@@ -14,9 +17,7 @@ import java.sql.SQLException;
  * changes rows with statements whose WHERE repeats the state test, so a row another node changed
  * first is left alone.
  */
-final class AdminCommands {
-  static final int REQUEUE_BATCH_MAX = 1000;
-
+final class PostgresAdminCommands {
   private static final String READ_STATE = "SELECT queue, state FROM jobs WHERE id = ? FOR UPDATE";
   private static final String CANCEL =
       "UPDATE jobs SET state = "
@@ -70,47 +71,55 @@ final class AdminCommands {
           + " AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.queue = queues.name)"
           + " LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING name";
 
-  private AdminCommands() {}
+  /** A job's queue and state, both {@code null} when no job has the id. */
+  private record JobRow(String queueOrNull, JobState stateOrNull) {}
+
+  private PostgresAdminCommands() {}
+
+  /** Reads the job's row {@code FOR UPDATE}, so no other node changes it before the decision. */
+  private static JobRow readJob(Transaction tx, long jobId) throws SQLException {
+    PreparedStatement read = tx.statement(READ_STATE);
+    read.setLong(1, jobId);
+    try (ResultSet r = read.executeQuery()) {
+      return r.next()
+          ? new JobRow(r.getString(1), PostgresSchema.state(r.getInt(2)))
+          : new JobRow(null, null);
+    }
+  }
 
   static PostgresCommand<Outcome> cancel(long jobId) {
     return tx -> {
-      PreparedStatement read = tx.statement(READ_STATE);
-      read.setLong(1, jobId);
-      try (ResultSet r = read.executeQuery()) {
-        if (!r.next()) {
-          return Outcome.UNKNOWN_JOB;
-        }
-        if (r.getInt(2) != PostgresSchema.READY) {
-          return Outcome.INVALID_STATE;
-        }
+      Outcome verdict = AdminVerdict.cancel(readJob(tx, jobId).stateOrNull());
+      if (verdict != Outcome.OK) {
+        return verdict;
       }
       PreparedStatement s = tx.statement(CANCEL);
       s.setLong(1, tx.now());
       s.setLong(2, jobId);
-      return LeaseCommands.fenced(s, jobId, "cancel") ? Outcome.OK : Outcome.INVALID_STATE;
+      return Fenced.apply(s, jobId, "cancel") ? Outcome.OK : Outcome.INVALID_STATE;
     };
   }
 
   static PostgresCommand<Outcome> pause(String queue, boolean create) {
     return tx -> {
       if (create) {
-        Queues.ensureLocked(tx, queue);
-      } else if (Queues.paused(tx, queue) == null) {
+        PostgresQueues.ensureLocked(tx, queue);
+      } else if (PostgresQueues.paused(tx, queue) == null) {
         return Outcome.UNKNOWN_QUEUE;
       }
-      Queues.setPaused(tx, queue, true);
+      PostgresQueues.setPaused(tx, queue, true);
       return Outcome.OK;
     };
   }
 
   static PostgresCommand<Outcome> resume(String queue) {
     return tx -> {
-      Boolean paused = Queues.paused(tx, queue);
+      Boolean paused = PostgresQueues.paused(tx, queue);
       if (paused == null) {
         return Outcome.UNKNOWN_QUEUE;
       }
       if (paused) {
-        Queues.setPaused(tx, queue, false);
+        PostgresQueues.setPaused(tx, queue, false);
         PreparedStatement s = tx.statement(ANY_READY);
         s.setString(1, queue);
         try (ResultSet r = s.executeQuery()) {
@@ -125,11 +134,11 @@ final class AdminCommands {
 
   static PostgresCommand<QueueDeletion> deleteQueue(String queue) {
     return tx -> {
-      Boolean paused = Queues.paused(tx, queue);
+      Boolean paused = PostgresQueues.paused(tx, queue);
       if (paused == null) {
         return new QueueDeletion(Outcome.UNKNOWN_QUEUE, 0, 0, 0, 0);
       }
-      Queues.ensureLocked(tx, queue);
+      PostgresQueues.ensureLocked(tx, queue);
       PreparedStatement counts = tx.statement(COUNTS);
       counts.setString(1, queue);
       long ready;
@@ -147,7 +156,7 @@ final class AdminCommands {
       PreparedStatement s = tx.statement(DELETE_FINISHED_OF_QUEUE);
       s.setString(1, queue);
       int deleted = s.executeUpdate();
-      Queues.delete(tx, queue);
+      PostgresQueues.delete(tx, queue);
       tx.emptied(queue);
       return new QueueDeletion(Outcome.OK, 0, 0, 0, deleted);
     };
@@ -155,25 +164,16 @@ final class AdminCommands {
 
   static PostgresCommand<Outcome> deadRequeueJob(String queueOrEmpty, long jobId) {
     return tx -> {
-      PreparedStatement read = tx.statement(READ_STATE);
-      read.setLong(1, jobId);
-      String queue;
-      try (ResultSet r = read.executeQuery()) {
-        if (!r.next()) {
-          return Outcome.UNKNOWN_JOB;
-        }
-        if (r.getInt(2) != PostgresSchema.DEAD) {
-          return Outcome.INVALID_STATE;
-        }
-        queue = r.getString(1);
+      JobRow job = readJob(tx, jobId);
+      Outcome verdict = AdminVerdict.deadJob(job.stateOrNull(), job.queueOrNull(), queueOrEmpty);
+      if (verdict != Outcome.OK) {
+        return verdict;
       }
-      if (!queueOrEmpty.isEmpty() && !queueOrEmpty.equals(queue)) {
-        return Outcome.INVALID_STATE;
-      }
+      String queue = job.queueOrNull();
       PreparedStatement s = tx.statement(REQUEUE_ONE);
       s.setLong(1, tx.now());
       s.setLong(2, jobId);
-      if (!LeaseCommands.fenced(s, jobId, "requeue")) {
+      if (!Fenced.apply(s, jobId, "requeue")) {
         return Outcome.INVALID_STATE;
       }
       tx.available(queue);
@@ -181,30 +181,17 @@ final class AdminCommands {
     };
   }
 
-  /**
-   * Deletes one dead job, answering as {@link #deadRequeueJob} does: UNKNOWN_JOB, INVALID_STATE for
-   * a job that is not dead or is dead in another queue than {@code queueOrEmpty}, else OK.
-   */
   static PostgresCommand<Outcome> deadPurgeJob(String queueOrEmpty, long jobId) {
     return tx -> {
-      PreparedStatement read = tx.statement(READ_STATE);
-      read.setLong(1, jobId);
-      String queue;
-      try (ResultSet r = read.executeQuery()) {
-        if (!r.next()) {
-          return Outcome.UNKNOWN_JOB;
-        }
-        if (r.getInt(2) != PostgresSchema.DEAD) {
-          return Outcome.INVALID_STATE;
-        }
-        queue = r.getString(1);
+      JobRow job = readJob(tx, jobId);
+      Outcome verdict = AdminVerdict.deadJob(job.stateOrNull(), job.queueOrNull(), queueOrEmpty);
+      if (verdict != Outcome.OK) {
+        return verdict;
       }
-      if (!queueOrEmpty.isEmpty() && !queueOrEmpty.equals(queue)) {
-        return Outcome.INVALID_STATE;
-      }
+      String queue = job.queueOrNull();
       PreparedStatement delete = tx.statement(DELETE_DEAD);
       delete.setLong(1, jobId);
-      if (!LeaseCommands.fenced(delete, jobId, "dead purge")) {
+      if (!Fenced.apply(delete, jobId, "dead purge")) {
         return Outcome.INVALID_STATE;
       }
       tx.event(queue, StoreCounters.Event.PURGED);

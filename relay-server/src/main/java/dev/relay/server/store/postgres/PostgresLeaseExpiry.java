@@ -1,11 +1,13 @@
 package dev.relay.server.store.postgres;
 
 import dev.relay.server.store.ExpiryResult;
+import dev.relay.server.store.FailureTexts;
+import dev.relay.server.store.Fenced;
+import dev.relay.server.store.RetryPlan;
 import dev.relay.server.store.StoreCounters;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -17,9 +19,7 @@ import java.util.List;
  * backoff, or dead with reason {@code lease expired} when its attempts are spent. Unlike SQLite, a
  * node's restart ends no lease: the other nodes' leases are alive, and expiry handles this node's.
  */
-final class LeaseExpiry {
-  static final int EXPIRE_BATCH_MAX = 1000;
-  static final String DEAD_REASON = "lease expired";
+final class PostgresLeaseExpiry {
 
   private static final String COLUMNS =
       "SELECT id, queue, attempts, max_attempts, fencing_token, lease_expires_at_ms";
@@ -50,14 +50,14 @@ final class LeaseExpiry {
           + PostgresSchema.DEAD
           + ", fencing_token = NULL, lease_expires_at_ms = NULL, expiries = expiries + 1,"
           + " last_error = ?, finished_at_ms = ?, dead_reason = '"
-          + DEAD_REASON
+          + FailureTexts.LEASE_EXPIRED
           + "'"
           + CAS;
 
   private record Lease(
       long id, String queue, int attempts, int attemptsMax, byte[] token, long expiresAtMillis) {}
 
-  private LeaseExpiry() {}
+  private PostgresLeaseExpiry() {}
 
   static ExpiryResult expire(Transaction tx, int max) throws SQLException {
     PreparedStatement s = tx.statement(EXPIRED);
@@ -95,29 +95,22 @@ final class LeaseExpiry {
     long requeued = 0;
     long dead = 0;
     for (Lease lease : leases) {
-      boolean exhausted = lease.attempts() >= lease.attemptsMax();
-      long delayMillis = tx.backoff.delayMillis(lease.attempts());
-      PreparedStatement s = tx.statement(exhausted ? TO_DEAD : TO_READY);
-      s.setString(
-          1,
-          "lease expired at "
-              + Instant.ofEpochMilli(lease.expiresAtMillis())
-              + " (attempt "
-              + lease.attempts()
-              + ")");
-      s.setLong(2, exhausted ? tx.now() : tx.now() + delayMillis);
+      RetryPlan plan = RetryPlan.afterExpiry(lease.attempts(), lease.attemptsMax(), tx.backoff);
+      PreparedStatement s = tx.statement(plan.dead() ? TO_DEAD : TO_READY);
+      s.setString(1, FailureTexts.leaseExpired(lease.expiresAtMillis(), lease.attempts()));
+      s.setLong(2, plan.atMillis(tx.now()));
       s.setLong(3, lease.id());
       s.setBytes(4, lease.token());
       s.setLong(5, tx.now());
-      if (!LeaseCommands.fenced(s, lease.id(), "lease expiry")) {
+      if (!Fenced.apply(s, lease.id(), "lease expiry")) {
         continue;
       }
       tx.event(lease.queue(), StoreCounters.Event.EXPIRED);
-      if (exhausted) {
+      if (plan.dead()) {
         tx.event(lease.queue(), StoreCounters.Event.DEAD);
         dead++;
       } else {
-        tx.availableAt(lease.queue(), tx.now() + delayMillis);
+        tx.availableAt(lease.queue(), plan.atMillis(tx.now()));
         requeued++;
       }
     }

@@ -2,6 +2,10 @@ package dev.relay.server.store.postgres;
 
 import dev.relay.protocol.FencingToken;
 import dev.relay.server.LogText;
+import dev.relay.server.store.ClaimOrder;
+import dev.relay.server.store.ClaimOrder.Candidate;
+import dev.relay.server.store.FailureTexts;
+import dev.relay.server.store.Fenced;
 import dev.relay.server.store.Invariants;
 import dev.relay.server.store.LeaseGrant;
 import dev.relay.server.store.LeaseRequest;
@@ -14,7 +18,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.zip.CRC32C;
@@ -22,23 +25,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Claims jobs for one lease request as SQLite's claim does (aging, then available time, then id),
- * with rows other nodes may be claiming at the same moment: per requested queue and priority class
- * it locks the oldest available candidates through the partial index {@code jobs_ready} with {@code
- * FOR UPDATE SKIP LOCKED}, so nodes never wait on each other and never pick the same job; then it
- * fences each winner in one {@code UPDATE ... WHERE id = ? AND state = ready}. Expired leases of
- * the requested queues are ended first, as in SQLite, by the store clock.
+ * Claims jobs for one lease request in {@link ClaimOrder}, as SQLite does (aging, then available
+ * time, then id), with rows other nodes may be claiming at the same moment: per requested queue and
+ * priority class it locks the oldest available candidates through the partial index {@code
+ * jobs_ready} with {@code FOR UPDATE SKIP LOCKED}, so nodes never wait on each other and never pick
+ * the same job; then it fences each winner in one {@code UPDATE ... WHERE id = ? AND state =
+ * ready}. Expired leases of the requested queues are ended first, as in SQLite, by the store clock.
  */
-final class LeaseCommand implements PostgresCommand<LeaseResult> {
-  /** Waiting this long raises a job by one priority class (SQLite's LeaseCommand too). */
-  static final long AGING_STEP_MILLIS = 60_000;
-
-  static final String CORRUPT_REASON = "payload corrupt";
-
-  /** Most expired leases a claim ends per requested queue before choosing jobs. */
-  static final int CLAIM_EXPIRE_PER_QUEUE_MAX = 16;
-
-  private static final Logger log = LoggerFactory.getLogger(LeaseCommand.class);
+final class PostgresLeaseCommand implements PostgresCommand<LeaseResult> {
+  private static final Logger log = LoggerFactory.getLogger(PostgresLeaseCommand.class);
 
   private static final String CANDIDATES =
       "SELECT id, available_at_ms,"
@@ -66,25 +61,18 @@ final class LeaseCommand implements PostgresCommand<LeaseResult> {
       "UPDATE jobs SET state = "
           + PostgresSchema.DEAD
           + ", finished_at_ms = ?, dead_reason = '"
-          + CORRUPT_REASON
+          + FailureTexts.PAYLOAD_CORRUPT
           + "', attempts = attempts - 1, fencing_number = fencing_number - 1,"
           + " fencing_token = NULL, lease_expires_at_ms = NULL, leased_at_ms = NULL"
           + " WHERE id = ? AND state = "
           + PostgresSchema.LEASED;
-
-  record Candidate(long id, int priority, long availableAtMillis, long payloadBytes) {
-    int effectiveClass(long nowMillis) {
-      long waited = Math.max(0, nowMillis - availableAtMillis) / AGING_STEP_MILLIS;
-      return (int) Math.max(0, priority - waited);
-    }
-  }
 
   private final List<String> queues;
   private final int jobsMax;
   private final long leaseMillis;
   private final long payloadBytesBudget;
 
-  LeaseCommand(LeaseRequest request) {
+  PostgresLeaseCommand(LeaseRequest request) {
     this.queues = request.queues();
     this.jobsMax = request.jobsMax();
     this.leaseMillis = request.leaseDuration().toMillis();
@@ -95,35 +83,19 @@ final class LeaseCommand implements PostgresCommand<LeaseResult> {
   public LeaseResult execute(Transaction tx) throws SQLException {
     long now = tx.now();
     List<String> open = new ArrayList<>(queues);
-    open.removeAll(Queues.pausedAmong(tx, queues));
+    open.removeAll(PostgresQueues.pausedAmong(tx, queues));
     List<Candidate> candidates = new ArrayList<>();
     for (String queue : open) {
-      LeaseExpiry.expireInQueue(tx, queue, CLAIM_EXPIRE_PER_QUEUE_MAX);
+      PostgresLeaseExpiry.expireInQueue(tx, queue, ClaimOrder.CLAIM_EXPIRE_PER_QUEUE_MAX);
       readCandidates(tx, queue, now, candidates);
     }
-    candidates.sort(
-        Comparator.comparingInt((Candidate c) -> c.effectiveClass(now))
-            .thenComparingLong(Candidate::availableAtMillis)
-            .thenComparingLong(Candidate::id));
-    List<LeaseGrant> leased = new ArrayList<>();
-    long payloadBytes = 0;
-    boolean skipped = false;
-    for (Candidate candidate : candidates) {
-      if (leased.size() == jobsMax
-          || (!leased.isEmpty() && payloadBytes + candidate.payloadBytes() > payloadBytesBudget)) {
-        break;
-      }
-      LeaseGrant job = claim(tx, candidate);
-      if (job == null) {
-        skipped = true;
-      } else {
-        leased.add(job);
-        payloadBytes += candidate.payloadBytes();
-      }
-    }
+    ClaimOrder.Claimed claimed =
+        ClaimOrder.claimInOrder(
+            candidates, now, jobsMax, payloadBytesBudget, candidate -> claim(tx, candidate));
+    List<LeaseGrant> leased = claimed.leased();
     OptionalLong next = OptionalLong.empty();
     if (leased.size() < jobsMax && !open.isEmpty()) {
-      next = skipped ? OptionalLong.of(now) : nextAvailable(tx, open, now);
+      next = claimed.skipped() ? OptionalLong.of(now) : nextAvailable(tx, open, now);
     }
     return new LeaseResult(leased, next);
   }
@@ -209,7 +181,7 @@ final class LeaseCommand implements PostgresCommand<LeaseResult> {
     PreparedStatement s = tx.statement(TO_CORRUPT);
     s.setLong(1, tx.now());
     s.setLong(2, id);
-    if (LeaseCommands.fenced(s, id, "corrupt payload")) {
+    if (Fenced.apply(s, id, "corrupt payload")) {
       tx.event(queue, StoreCounters.Event.DEAD);
       tx.event(queue, StoreCounters.Event.CORRUPT);
     }

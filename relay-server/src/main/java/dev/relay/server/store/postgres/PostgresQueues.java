@@ -1,8 +1,7 @@
 package dev.relay.server.store.postgres;
 
 import dev.relay.server.store.Invariants;
-import dev.relay.server.store.StoreError;
-import dev.relay.server.store.StoreException;
+import dev.relay.server.store.QueueCaps;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -14,7 +13,7 @@ import java.util.Set;
  * The {@code queues} table, read from the database every time: another node may have created,
  * paused or deleted a queue since the last batch.
  */
-final class Queues {
+final class PostgresQueues {
   private static final String LOCK = "SELECT paused FROM queues WHERE name = ? FOR UPDATE";
   private static final String READ = "SELECT paused FROM queues WHERE name = ?";
   private static final String COUNT = "SELECT count(*) FROM queues";
@@ -36,7 +35,7 @@ final class Queues {
   private static final String LOCK_ALL =
       "SELECT name FROM queues WHERE name = ANY (?) ORDER BY name FOR UPDATE";
 
-  private Queues() {}
+  private PostgresQueues() {}
 
   /**
    * Creates the queue's row if missing (refusing with QUEUE_FULL at {@code queuesMax}) and locks it
@@ -57,20 +56,7 @@ final class Queues {
       r.next();
       existing = r.getLong(1);
     }
-    int max = tx.config.queuesMax();
-    if (existing >= max) {
-      throw new StoreException(
-          StoreError.QUEUE_FULL,
-          "cannot create queue '"
-              + queue
-              + "': "
-              + existing
-              + " queues exist and queuesMax is "
-              + max
-              + "; free a slot by deleting an empty queue (DELETE_QUEUE, relay delete-queue),"
-              + " or raise --queues-max; empty unpaused queues are also dropped by the retention"
-              + " purge");
-    }
+    QueueCaps.checkQueueCount(queue, existing, tx.config);
     PreparedStatement insert = tx.statement(INSERT);
     insert.setString(1, queue);
     insert.setBoolean(2, false);

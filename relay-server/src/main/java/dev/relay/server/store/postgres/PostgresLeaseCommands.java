@@ -1,10 +1,13 @@
 package dev.relay.server.store.postgres;
 
 import dev.relay.protocol.FencingToken;
-import dev.relay.protocol.JobState;
-import dev.relay.server.store.Invariants;
+import dev.relay.server.store.FailureTexts;
+import dev.relay.server.store.Fenced;
+import dev.relay.server.store.LeaseRow;
+import dev.relay.server.store.LeaseVerdict;
 import dev.relay.server.store.Outcome;
 import dev.relay.server.store.RenewResult;
+import dev.relay.server.store.RetryPlan;
 import dev.relay.server.store.StoreCounters;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -14,13 +17,11 @@ import java.time.Instant;
 
 /**
  * Ack, nack, release and renew, through any node: the job's row is read {@code FOR UPDATE}, so the
- * decision (one {@link #verdict} switch, as in SQLite) is taken on the row as it stands while no
- * other node can change it, then one fenced UPDATE on id, state and token. A lease is valid up to
- * the millisecond before its expiry, by this node's store clock.
+ * decision ({@link LeaseVerdict}, as in SQLite) is taken on the row as it stands while no other
+ * node can change it, then one fenced UPDATE on id, state and token. A lease is valid up to the
+ * millisecond before its expiry, by this node's store clock.
  */
-final class LeaseCommands {
-  static final String HANDLER_ERROR_REASON = "handler error";
-
+final class PostgresLeaseCommands {
   private static final String READ =
       "SELECT queue, state, fencing_token, lease_expires_at_ms, attempts, max_attempts,"
           + " leased_at_ms FROM jobs WHERE id = ? FOR UPDATE";
@@ -41,7 +42,7 @@ final class LeaseCommands {
       "UPDATE jobs SET state = "
           + PostgresSchema.DEAD
           + ", finished_at_ms = ?, failures = failures + 1, last_error = ?, dead_reason = '"
-          + HANDLER_ERROR_REASON
+          + FailureTexts.HANDLER_ERROR
           + "', fencing_token = NULL, lease_expires_at_ms = NULL"
           + FENCE;
   private static final String RELEASE =
@@ -52,32 +53,23 @@ final class LeaseCommands {
           + FENCE;
   private static final String RENEW = "UPDATE jobs SET lease_expires_at_ms = ?" + FENCE;
 
-  private record Lease(
-      String queue,
-      JobState state,
-      byte[] token,
-      long expiresAt,
-      int attempts,
-      int attemptsMax,
-      Long leasedAtOrNull) {}
-
-  private LeaseCommands() {}
+  private PostgresLeaseCommands() {}
 
   static PostgresCommand<Outcome> ack(long jobId, FencingToken token) {
     return tx -> {
-      Lease lease = read(tx, jobId);
-      Outcome verdict = verdict(lease, token, tx.now());
+      LeaseRow lease = read(tx, jobId);
+      Outcome verdict = LeaseVerdict.decide(lease, token, tx.now());
       if (verdict != Outcome.OK) {
         return verdict;
       }
       PreparedStatement s = tx.statement(ACK);
       s.setLong(1, tx.now());
       bindFence(s, 2, jobId, token);
-      if (!fenced(s, jobId, "ack")) {
+      if (!Fenced.apply(s, jobId, "ack")) {
         return Outcome.STALE_TOKEN;
       }
-      if (lease.leasedAtOrNull() != null) {
-        tx.ran(lease.queue(), Math.max(0, tx.now() - lease.leasedAtOrNull()));
+      if (lease.leasedAtMillis() != LeaseRow.LEASED_AT_UNKNOWN) {
+        tx.ran(lease.queue(), Math.max(0, tx.now() - lease.leasedAtMillis()));
       }
       tx.event(lease.queue(), StoreCounters.Event.ACKED);
       return Outcome.OK;
@@ -87,29 +79,26 @@ final class LeaseCommands {
   static PostgresCommand<Outcome> nack(
       long jobId, FencingToken token, String errorText, Duration retryDelayOrNull) {
     return tx -> {
-      Lease lease = read(tx, jobId);
-      Outcome verdict = verdict(lease, token, tx.now());
+      LeaseRow lease = read(tx, jobId);
+      Outcome verdict = LeaseVerdict.decide(lease, token, tx.now());
       if (verdict != Outcome.OK) {
         return verdict;
       }
       long now = tx.now();
-      boolean exhausted = lease.attempts() >= lease.attemptsMax();
-      long delay =
-          retryDelayOrNull != null
-              ? retryDelayOrNull.toMillis()
-              : tx.backoff.delayMillis(lease.attempts());
-      PreparedStatement s = tx.statement(exhausted ? NACK_DEAD : NACK_RETRY);
-      s.setLong(1, exhausted ? now : now + delay);
+      RetryPlan plan =
+          RetryPlan.afterNack(lease.attempts(), lease.attemptsMax(), retryDelayOrNull, tx.backoff);
+      PreparedStatement s = tx.statement(plan.dead() ? NACK_DEAD : NACK_RETRY);
+      s.setLong(1, plan.atMillis(now));
       s.setString(2, errorText);
       bindFence(s, 3, jobId, token);
-      if (!fenced(s, jobId, "nack")) {
+      if (!Fenced.apply(s, jobId, "nack")) {
         return Outcome.STALE_TOKEN;
       }
       tx.event(lease.queue(), StoreCounters.Event.NACKED);
-      if (exhausted) {
+      if (plan.dead()) {
         tx.event(lease.queue(), StoreCounters.Event.DEAD);
       } else {
-        tx.availableAt(lease.queue(), now + delay);
+        tx.availableAt(lease.queue(), plan.atMillis(now));
       }
       return Outcome.OK;
     };
@@ -117,15 +106,15 @@ final class LeaseCommands {
 
   static PostgresCommand<Outcome> release(long jobId, FencingToken token) {
     return tx -> {
-      Lease lease = read(tx, jobId);
-      Outcome verdict = verdict(lease, token, tx.now());
+      LeaseRow lease = read(tx, jobId);
+      Outcome verdict = LeaseVerdict.decide(lease, token, tx.now());
       if (verdict != Outcome.OK) {
         return verdict;
       }
       PreparedStatement s = tx.statement(RELEASE);
       s.setLong(1, tx.now());
       bindFence(s, 2, jobId, token);
-      if (!fenced(s, jobId, "release")) {
+      if (!Fenced.apply(s, jobId, "release")) {
         return Outcome.STALE_TOKEN;
       }
       tx.available(lease.queue());
@@ -137,8 +126,8 @@ final class LeaseCommands {
   static PostgresCommand<RenewResult> renew(
       long jobId, FencingToken token, Duration leaseDuration) {
     return tx -> {
-      Lease lease = read(tx, jobId);
-      Outcome verdict = verdict(lease, token, tx.now());
+      LeaseRow lease = read(tx, jobId);
+      Outcome verdict = LeaseVerdict.decide(lease, token, tx.now());
       if (verdict != Outcome.OK) {
         return new RenewResult(verdict, null);
       }
@@ -146,7 +135,7 @@ final class LeaseCommands {
       PreparedStatement s = tx.statement(RENEW);
       s.setLong(1, expiresAt);
       bindFence(s, 2, jobId, token);
-      if (!fenced(s, jobId, "renew")) {
+      if (!Fenced.apply(s, jobId, "renew")) {
         return new RenewResult(Outcome.STALE_TOKEN, null);
       }
       tx.event(lease.queue(), StoreCounters.Event.RENEWED);
@@ -154,7 +143,7 @@ final class LeaseCommands {
     };
   }
 
-  private static Lease read(Transaction tx, long jobId) throws SQLException {
+  private static LeaseRow read(Transaction tx, long jobId) throws SQLException {
     PreparedStatement s = tx.statement(READ);
     s.setLong(1, jobId);
     try (ResultSet r = s.executeQuery()) {
@@ -162,48 +151,23 @@ final class LeaseCommands {
         return null;
       }
       long leasedAt = r.getLong(7);
-      Long leasedAtOrNull = r.wasNull() ? null : leasedAt;
-      int code = r.getInt(2);
-      Invariants.check(JobState.fromCode(code).isPresent(), "unknown job state code %d", code);
-      return new Lease(
+      if (r.wasNull()) {
+        leasedAt = LeaseRow.LEASED_AT_UNKNOWN;
+      }
+      return new LeaseRow(
           r.getString(1),
-          JobState.fromCode(code).orElseThrow(),
+          PostgresSchema.state(r.getInt(2)),
           r.getBytes(3),
           r.getLong(4),
           r.getInt(5),
           r.getInt(6),
-          leasedAtOrNull);
+          leasedAt);
     }
-  }
-
-  /** The decision table, SQLite's: a wrong token wins over an expired lease. */
-  private static Outcome verdict(Lease lease, FencingToken token, long now) {
-    if (lease == null) {
-      return Outcome.UNKNOWN_JOB;
-    }
-    return switch (lease.state()) {
-      case LEASED -> {
-        Invariants.check(lease.token() != null, "leased job without a fencing token");
-        if (!token.matches(lease.token())) {
-          yield Outcome.STALE_TOKEN;
-        }
-        yield now < lease.expiresAt() ? Outcome.OK : Outcome.LEASE_EXPIRED;
-      }
-      case DONE -> token.matches(lease.token()) ? Outcome.ALREADY_ACKED : Outcome.STALE_TOKEN;
-      case READY, DEAD, CANCELLED -> Outcome.NOT_LEASED;
-    };
   }
 
   private static void bindFence(PreparedStatement s, int first, long jobId, FencingToken token)
       throws SQLException {
     s.setLong(first, jobId);
     s.setBytes(first + 1, token.toBytes());
-  }
-
-  /** A fenced UPDATE's row count: 0 lost the race, 1 done, more is a bug. */
-  static boolean fenced(PreparedStatement s, long jobId, String what) throws SQLException {
-    int rows = s.executeUpdate();
-    Invariants.check(rows <= 1, "%s of job %d changed %d rows", what, jobId, rows);
-    return rows == 1;
   }
 }
