@@ -15,11 +15,12 @@ import java.util.List;
  * Several real server processes ({@link ServerProcess#startNode}) sharing one fresh database of the
  * test PostgreSQL: any of them may be SIGKILLed and restarted, and the database itself stopped as a
  * crash would and started again. Closing it kills every node; the database stays (the cluster goes
- * with the JVM).
+ * with the JVM, and serves its other tests meanwhile).
  */
 final class PostgresNodes implements AutoCloseable {
   private final TestPostgres.Database database;
   private final List<ServerProcess> nodes;
+  private boolean databaseStopped;
 
   private PostgresNodes(TestPostgres.Database database, List<ServerProcess> nodes) {
     this.database = database;
@@ -82,14 +83,20 @@ final class PostgresNodes implements AutoCloseable {
   /** Stops PostgreSQL at once, as a crash would; {@link #startDatabase()} brings it back. */
   void stopDatabase() {
     database.stopServer();
+    databaseStopped = true;
   }
 
   void startDatabase() {
     database.startServer();
+    databaseStopped = false;
   }
 
+  /** Kills every node, and starts the database again if a failed test left it stopped. */
   @Override
   public void close() {
     nodes.forEach(ServerProcess::close);
+    if (databaseStopped) {
+      startDatabase(); // the cluster serves the JVM's later tests too
+    }
   }
 }
