@@ -71,7 +71,7 @@ class DatabaseRestartIT {
                 "1s");
         RelayClient throughA = nodes.node(0).connect();
         RelayClient throughB = nodes.node(1).connect();
-        RelayClient workerClient = nodes.connect(1)) {
+        RelayClient workerClient = nodes.connect()) {
       Set<Long> enqueued = ConcurrentHashMap.newKeySet();
       enqueued.addAll(enqueue(throughA, QUEUE, "first", 100));
       List<Long> heldIds = enqueue(throughA, HELD, "held", 10);

@@ -61,23 +61,29 @@ final class PostgresNodes implements AutoCloseable {
   }
 
   /**
-   * Client options listing every node, in order from {@code first} on (so the client connects to
-   * that node while it is up), with the quick reconnects and generous timeout of {@link
+   * Client options listing every node (the client starts at a random one and moves to another when
+   * its connection is lost), with the quick reconnects and generous timeout of {@link
    * ServerProcess#clientOptions()}.
    */
-  ClientOptions.Builder clientOptions(int first) {
+  ClientOptions.Builder clientOptions() {
     List<ServerAddress> addresses = new ArrayList<>();
-    for (int i = 0; i < nodes.size(); i++) {
-      addresses.add(new ServerAddress("127.0.0.1", nodes.get((first + i) % nodes.size()).port()));
+    for (ServerProcess node : nodes) {
+      addresses.add(new ServerAddress("127.0.0.1", node.port()));
     }
     return ClientOptions.builder(addresses)
         .requestTimeout(ServerProcess.TEST_REQUEST_TIMEOUT)
         .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(300));
   }
 
-  /** A client of every node, connected to node {@code first} while it is up. */
-  RelayClient connect(int first) {
-    return RelayClient.connect(clientOptions(first).build());
+  /** A client of every node. */
+  RelayClient connect() {
+    return RelayClient.connect(clientOptions().build());
+  }
+
+  /** The node {@code client} is connected to now. */
+  ServerProcess connectedNode(RelayClient client) {
+    int port = client.connectedAddress().orElseThrow().port();
+    return nodes.stream().filter(n -> n.port() == port).findFirst().orElseThrow();
   }
 
   /** Stops PostgreSQL at once, as a crash would; {@link #startDatabase()} brings it back. */
