@@ -94,7 +94,10 @@ final class ChaosIT {
           NODES_KILLS,
           kill -> {
             if (kill == NODES_KILLS / 2) {
+              // Down until a worker's LEASE met it, so the restart lands under load.
+              long unavailable = run.history().leasesUnavailable();
               nodes.stopDatabase();
+              run.awaitLeasesUnavailable(unavailable + 1);
               nodes.startDatabase();
             } else {
               ServerProcess node = nodes.node(kill % 2);
@@ -136,13 +139,15 @@ final class ChaosIT {
     Map<JobState, Long> states = HistoryQueries.byState(finalJobs.values());
     System.out.printf(
         "ChaosIT: seed %d; %d kills; %d jobs (%d found by key after a lost answer); %d leases"
-            + " granted; %d ACKs accepted, refused %s; NACKs refused %s; %d jobs ran twice or"
-            + " more; final done %d, dead %d; fates %s; %d violations; %d s%n",
+            + " granted, %d refused STORE_UNAVAILABLE; %d ACKs accepted, refused %s; NACKs refused"
+            + " %s; %d jobs ran twice or more; final done %d, dead %d; fates %s; %d violations;"
+            + " %d s%n",
         SEED,
         kills,
         finalJobs.size(),
         HistoryQueries.enqueuesFoundByKey(all),
         HistoryQueries.grants(all).size(),
+        run.history().leasesUnavailable(),
         HistoryQueries.acceptedAcks(all),
         HistoryQueries.refusals(all, Verb.ACK),
         HistoryQueries.refusals(all, Verb.NACK),

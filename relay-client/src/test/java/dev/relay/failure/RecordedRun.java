@@ -137,6 +137,16 @@ final class RecordedRun implements AutoCloseable {
     Await.until(() -> failFast() && history.acksAccepted() >= acks, acks + " accepted ACKs");
   }
 
+  /**
+   * Waits until {@code leases} LEASEs in all have been refused with {@code STORE_UNAVAILABLE}, so a
+   * test knows the workers met the database's absence; fails fast if a thread failed.
+   */
+  void awaitLeasesUnavailable(long leases) throws Exception {
+    Await.until(
+        () -> failFast() && history.leasesUnavailable() >= leases,
+        leases + " LEASEs refused with STORE_UNAVAILABLE");
+  }
+
   /** Waits until every job is enqueued and the queue holds only done and dead jobs. */
   void awaitDrained() throws Exception {
     Await.until(() -> failFast() && drained(), "every job of the plan done or dead");
