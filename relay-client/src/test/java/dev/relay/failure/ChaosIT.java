@@ -34,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * relay.chaos.kills}, {@code relay.chaos.jobs} and {@code relay.chaos.seed} set them directly.
  *
  * <p>The same run on two nodes sharing one PostgreSQL database: 1,000 jobs, 9 failures, the kills
- * alternating between the nodes and the middle failure a restart of PostgreSQL.
+ * alternating between the nodes and the middle failure a restart of PostgreSQL, which stays down
+ * until a worker's LEASE has been refused with {@code STORE_UNAVAILABLE}.
  */
 final class ChaosIT {
   private static final int KILLS = Integer.getInteger("relay.chaos.kills", 10);
