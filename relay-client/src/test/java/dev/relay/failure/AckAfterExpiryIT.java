@@ -14,8 +14,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Failure table row 3, <b>ACK delayed past expiry</b>: rejected by the expiry and token checks.
@@ -29,6 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * LEASE_EXPIRED}; once a LEASE has taken the job back (ready after its backoff), A's ACK gets
  * {@code NOT_LEASED}; once worker B holds it, {@code STALE_TOKEN}. None of them changes the job: it
  * is never done on A's word, it is delivered again as attempt 2, and only B's ACK completes it.
+ *
+ * <p>Run on one SQLite server, and on two PostgreSQL nodes with A and B on different nodes.
  */
 class AckAfterExpiryIT {
   private static final String QUEUE = "reports";
@@ -37,11 +40,12 @@ class AckAfterExpiryIT {
 
   @TempDir Path dir;
 
-  @Test
-  void an_ack_after_expiry_is_refused_at_every_stage_and_the_job_is_delivered_again()
+  @ParameterizedTest
+  @EnumSource(Backend.class)
+  void an_ack_after_expiry_is_refused_at_every_stage_and_the_job_is_delivered_again(Backend backend)
       throws Exception {
-    try (ServerProcess server =
-            ServerProcess.start(
+    try (Backend.Servers servers =
+            backend.start(
                 dir,
                 "--lease-duration-min",
                 "100ms",
@@ -49,8 +53,8 @@ class AckAfterExpiryIT {
                 "1h",
                 "--backoff-base",
                 "10ms");
-        RelayClient workerA = server.connect();
-        RelayClient workerB = server.connect()) {
+        RelayClient workerA = servers.connect(0);
+        RelayClient workerB = servers.connect(1)) {
       long id = workerA.enqueueAndWait(JobSpecs.of(QUEUE, bytes("report-7")));
       Job a = leaseOne(workerA, SHORT_LEASE, Duration.ZERO).orElseThrow();
       JobWaits.untilExpired(a);
@@ -84,10 +88,10 @@ class AckAfterExpiryIT {
       assertThat(done.attempts()).isEqualTo(2);
       assertRefused(ErrorCode.STALE_TOKEN, workerA.ack(id, a.token()));
       System.out.printf(
-          "AckAfterExpiryIT: late ACK of job %d: expired lease -> LEASE_EXPIRED (NACK, RENEW"
+          "AckAfterExpiryIT (%s): late ACK of job %d: expired lease -> LEASE_EXPIRED (NACK, RENEW"
               + " too), taken back -> NOT_LEASED, leased again -> STALE_TOKEN, after B's ACK ->"
               + " STALE_TOKEN; delivered again as attempt %d (fencing number %d -> %d), done by B%n",
-          id, b.attempt(), a.fencingNumber(), b.fencingNumber());
+          backend, id, b.attempt(), a.fencingNumber(), b.fencingNumber());
     }
   }
 

@@ -16,6 +16,7 @@ final class History {
   private final AtomicReferenceArray<HistoryEvent> events;
   private final AtomicInteger reserved = new AtomicInteger();
   private final AtomicLong acksAccepted = new AtomicLong();
+  private final AtomicLong leasesUnavailable = new AtomicLong();
 
   History(int capacity) {
     if (capacity < 1) {
@@ -35,6 +36,16 @@ final class History {
         && s.accepted()) {
       acksAccepted.incrementAndGet();
     }
+  }
+
+  /** Counts a LEASE refused with {@code STORE_UNAVAILABLE} (the store's database was away). */
+  void leaseUnavailable() {
+    leasesUnavailable.incrementAndGet();
+  }
+
+  /** LEASEs refused with {@code STORE_UNAVAILABLE} so far; cheap enough to poll. */
+  long leasesUnavailable() {
+    return leasesUnavailable.get();
   }
 
   /** ACKs the server accepted so far; cheap enough to poll while the run goes on. */

@@ -2,6 +2,7 @@ package dev.relay.failure;
 
 import dev.relay.client.Await;
 import dev.relay.client.JobDetails;
+import dev.relay.client.RelayClient;
 import dev.relay.failure.HistoryEvent.ServerKilled;
 import dev.relay.failure.RecordingWorker.Fate;
 import dev.relay.failure.RecordingWorker.FatePolicy;
@@ -16,11 +17,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
- * One recorded run against a real server process: the server, producers and workers on their own
- * threads, the {@link Gate} they pass, the {@link History} they record into, and an admin client
- * for stats and inspection. Closing it stops every thread and kills the server.
+ * One recorded run against a real server process, or against several nodes sharing one PostgreSQL
+ * database: the servers, producers and workers on their own threads, the {@link Gate} they pass,
+ * the {@link History} they record into, and an admin client for stats and inspection. Closing it
+ * stops every thread and kills the servers.
  */
 final class RecordedRun implements AutoCloseable {
   private static final Duration STOP_WAIT = Duration.ofSeconds(60);
@@ -33,11 +36,20 @@ final class RecordedRun implements AutoCloseable {
   private final List<Future<Void>> producers = new ArrayList<>();
   private final List<RecordingWorker> workers = new ArrayList<>();
   private final List<Future<Void>> workerRuns = new ArrayList<>();
-  private final ServerProcess server;
+  private final List<ServerProcess> servers;
+  private final Supplier<RelayClient> connector;
+  private final Runnable killServers;
   private final RecordingClient admin;
 
-  private RecordedRun(ServerProcess server, JobPlan plan, History history) {
-    this.server = server;
+  private RecordedRun(
+      List<ServerProcess> servers,
+      Supplier<RelayClient> connector,
+      Runnable killServers,
+      JobPlan plan,
+      History history) {
+    this.servers = servers;
+    this.connector = connector;
+    this.killServers = killServers;
     this.plan = plan;
     this.history = history;
     this.admin = recordingClient();
@@ -51,7 +63,18 @@ final class RecordedRun implements AutoCloseable {
       Path dir, JobPlan plan, int historyCapacity, List<String> jvmOptions, String... serverFlags)
       throws IOException {
     ServerProcess server = ServerProcess.start(dir, jvmOptions, serverFlags);
-    return new RecordedRun(server, plan, new History(historyCapacity));
+    return new RecordedRun(
+        List.of(server), server::connect, server::close, plan, new History(historyCapacity));
+  }
+
+  /**
+   * A run against {@code nodes}, which it closes at the end; no producer or worker yet. Each client
+   * lists every node, so connections spread over the nodes and move to another when theirs is
+   * killed.
+   */
+  static RecordedRun onNodes(PostgresNodes nodes, JobPlan plan, int historyCapacity) {
+    return new RecordedRun(
+        nodes.nodes(), nodes::connect, nodes::close, plan, new History(historyCapacity));
   }
 
   History history() {
@@ -62,8 +85,9 @@ final class RecordedRun implements AutoCloseable {
     return gate;
   }
 
+  /** The server of a single-server run; the first node of a run on several. */
   ServerProcess server() {
-    return server;
+    return servers.get(0);
   }
 
   RecordingClient admin() {
@@ -93,20 +117,34 @@ final class RecordedRun implements AutoCloseable {
   }
 
   void startWorker(FatePolicy policy, RecordingWorker.Settings settings) {
-    RecordingWorker worker = new RecordingWorker(server, history, gate, policy, settings);
+    RecordingWorker worker = new RecordingWorker(connector, history, gate, policy, settings);
     workers.add(worker);
     workerRuns.add(threads.submit(worker));
   }
 
-  /** SIGKILLs the server and records the kill once the process is gone. */
+  /**
+   * SIGKILLs the server and records the kill once the process is gone: the history checker then
+   * counts the leases granted before it as ended, as a SQLite server's restart ends them. Nodes on
+   * PostgreSQL end no lease when one of them dies, so a run on them kills its nodes directly.
+   */
   void killServer() throws InterruptedException {
-    server.kill();
+    server().kill();
     history.record(new ServerKilled(System.currentTimeMillis()));
   }
 
   /** Waits until {@code acks} ACKs in all have been accepted, failing fast if a thread failed. */
   void awaitAcksAccepted(long acks) throws Exception {
     Await.until(() -> failFast() && history.acksAccepted() >= acks, acks + " accepted ACKs");
+  }
+
+  /**
+   * Waits until {@code leases} LEASEs in all have been refused with {@code STORE_UNAVAILABLE}, so a
+   * test knows the workers met the database's absence; fails fast if a thread failed.
+   */
+  void awaitLeasesUnavailable(long leases) throws Exception {
+    Await.until(
+        () -> failFast() && history.leasesUnavailable() >= leases,
+        leases + " LEASEs refused with STORE_UNAVAILABLE");
   }
 
   /** Waits until every job is enqueued and the queue holds only done and dead jobs. */
@@ -146,11 +184,11 @@ final class RecordedRun implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     clients.forEach(RecordingClient::close);
-    server.close();
+    killServers.run();
   }
 
   private RecordingClient recordingClient() {
-    RecordingClient client = new RecordingClient(server.connect(), history);
+    RecordingClient client = new RecordingClient(connector.get(), history);
     clients.add(client);
     return client;
   }

@@ -77,6 +77,14 @@ final class RecordingClient implements AutoCloseable {
                         expires));
               }
               return jobs;
+            })
+        .whenComplete(
+            (jobs, error) -> {
+              if (error != null
+                  && error.getCause() instanceof RelayException relay
+                  && relay.code() == ErrorCode.STORE_UNAVAILABLE) {
+                history.leaseUnavailable();
+              }
             });
   }
 

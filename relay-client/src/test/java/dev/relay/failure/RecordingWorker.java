@@ -1,6 +1,7 @@
 package dev.relay.failure;
 
 import dev.relay.client.Job;
+import dev.relay.client.RelayClient;
 import dev.relay.client.RelayException;
 import dev.relay.protocol.ErrorCode;
 import java.time.Duration;
@@ -12,6 +13,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
 
 /**
  * A worker written against {@link dev.relay.client.RelayClient} directly rather than {@link
@@ -47,7 +49,7 @@ final class RecordingWorker implements Callable<Void> {
   /** How the worker leases. */
   record Settings(String queue, int jobsPerLease, Duration leaseDuration, Duration pollWait) {}
 
-  private final ServerProcess server;
+  private final Supplier<RelayClient> connector;
   private final History history;
   private final Gate gate;
   private final FatePolicy policy;
@@ -57,8 +59,12 @@ final class RecordingWorker implements Callable<Void> {
   private RecordingClient client;
 
   RecordingWorker(
-      ServerProcess server, History history, Gate gate, FatePolicy policy, Settings settings) {
-    this.server = server;
+      Supplier<RelayClient> connector,
+      History history,
+      Gate gate,
+      FatePolicy policy,
+      Settings settings) {
+    this.connector = connector;
     this.history = history;
     this.gate = gate;
     this.policy = policy;
@@ -143,7 +149,7 @@ final class RecordingWorker implements Callable<Void> {
   private RecordingClient connect() throws InterruptedException {
     while (!stopping) {
       try {
-        return new RecordingClient(server.connect(), history);
+        return new RecordingClient(connector.get(), history);
       } catch (RelayException e) {
         RecordingClient.requireRetryable(e);
         RecordingClient.pauseBeforeRetry();

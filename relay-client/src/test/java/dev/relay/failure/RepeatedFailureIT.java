@@ -18,8 +18,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Failure table row 7, <b>job repeatedly fails</b>: backoff is persisted; exhausted jobs become
@@ -36,6 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
  * with reason "handler error" and the last error text; the dead listing shows it, and the requeue
  * makes it ready with a fresh attempt budget: it runs once more, as attempt 1, and is done, its
  * four failures kept as history.
+ *
+ * <p>Run on one SQLite server, and on two PostgreSQL nodes with the client listing both: there the
+ * node it uses is the one killed, and it carries on through the other.
  */
 class RepeatedFailureIT {
   private static final String QUEUE = "charges";
@@ -50,12 +54,13 @@ class RepeatedFailureIT {
   private record Run(
       int attempt, long startedAtMillis, long availableAtMillis, long thrownAtMillis) {}
 
-  @Test
-  void a_job_that_always_fails_backs_off_across_a_restart_dies_and_comes_back_by_requeue()
-      throws Exception {
-    try (ServerProcess server =
-            ServerProcess.start(dir, "--backoff-base", BACKOFF_BASE_MILLIS + "ms");
-        RelayClient client = server.connect()) {
+  @ParameterizedTest
+  @EnumSource(Backend.class)
+  void a_job_that_always_fails_backs_off_across_a_restart_dies_and_comes_back_by_requeue(
+      Backend backend) throws Exception {
+    try (Backend.Servers servers =
+            backend.start(dir, "--backoff-base", BACKOFF_BASE_MILLIS + "ms");
+        RelayClient client = servers.connectToAll()) {
       long id =
           client.enqueueAndWait(
               JobSpecs.builder(QUEUE, "charge-17".getBytes(StandardCharsets.UTF_8))
@@ -104,6 +109,7 @@ class RepeatedFailureIT {
       Await.until(
           () -> nackedAtMillis.size() == PAUSED_DURING_ATTEMPT, "the worker to hear its NACKs");
       assertThat(queueStats(client).paused()).isTrue();
+      ServerProcess server = servers.connectedNode(client);
       server.kill();
       server.restart();
       ServerProcess.awaitConnected(client);
@@ -139,9 +145,10 @@ class RepeatedFailureIT {
       assertThat(done.failures()).isEqualTo(ATTEMPTS);
       assertThat(runs).extracting(Run::attempt).containsExactly(1, 2, 3, 4, 1);
       System.out.printf(
-          "RepeatedFailureIT: job %d failed attempts 1-%d, next run time %s ms after each throw"
+          "RepeatedFailureIT (%s): job %d failed attempts 1-%d, next run time %s ms after each throw"
               + " (persisted; SIGKILL restart after attempt %d kept it), dead: %s, \"%s\";"
               + " dead list showed it; requeued -> done on attempt %d%n",
+          backend,
           id,
           ATTEMPTS,
           List.of(

@@ -3,6 +3,7 @@ package dev.relay.failure;
 import dev.relay.client.ClientOptions;
 import dev.relay.client.RelayClient;
 import dev.relay.server.RelayServerMain;
+import dev.relay.server.store.postgres.TestPostgres;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,6 +21,9 @@ import java.util.concurrent.TimeUnit;
  * <p>The first start binds an ephemeral port and later starts reuse it, so clients configured once
  * reconnect to the restarted server by themselves. Each start appends its output to {@code
  * server-N.log} in the work directory, where a failed test leaves it for reading.
+ *
+ * <p>A server started by {@link #startNode} keeps its jobs in a PostgreSQL database instead, which
+ * any number of such nodes share; its data directory then stays empty.
  */
 public final class ServerProcess implements AutoCloseable {
   static final Duration TEST_REQUEST_TIMEOUT = Duration.ofSeconds(30);
@@ -66,6 +70,31 @@ public final class ServerProcess implements AutoCloseable {
     ServerProcess server = new ServerProcess(workDir, jvmOptions, List.of(extraArgs));
     server.launch();
     return server;
+  }
+
+  /**
+   * Starts a node of {@code database} ({@code --store postgres}): as {@link #start(Path, List,
+   * String...)}, with the jobs in the shared database rather than in {@code workDir/data}.
+   */
+  public static ServerProcess startNode(
+      Path workDir, TestPostgres.Database database, List<String> jvmOptions, String... extraArgs)
+      throws IOException {
+    List<String> args = new ArrayList<>(postgresFlags(database));
+    args.addAll(List.of(extraArgs));
+    ServerProcess server = new ServerProcess(workDir, jvmOptions, args);
+    server.launch();
+    return server;
+  }
+
+  /** The flags that make a server keep its jobs in {@code database}. */
+  static List<String> postgresFlags(TestPostgres.Database database) {
+    return List.of(
+        "--store",
+        "postgres",
+        "--postgres-url",
+        database.url(),
+        "--postgres-user",
+        TestPostgres.USER);
   }
 
   /**

@@ -15,8 +15,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Failure table row 4, <b>old worker returns after reassignment</b>: its fencing token is rejected.
@@ -28,6 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Expected: every request with A's token gets {@code STALE_TOKEN} and leaves the job exactly as
  * it was, on either connection. Tokens are not bound to connections: a fresh connection presenting
  * B's token renews B's lease, and B, reconnected, acknowledges the job with its token.
+ *
+ * <p>Run on one SQLite server, and on two PostgreSQL nodes: there A and the observer use one node,
+ * B the other, A's fresh connection goes to B's node and B's reconnection to A's.
  */
 class StaleWorkerReturnsIT {
   private static final String QUEUE = "shipments";
@@ -36,19 +40,20 @@ class StaleWorkerReturnsIT {
 
   @TempDir Path dir;
 
-  @Test
-  void the_old_holder_is_refused_with_stale_token_on_any_connection_and_changes_nothing()
-      throws Exception {
-    try (ServerProcess server =
-            ServerProcess.start(dir, "--lease-duration-min", "100ms", "--backoff-base", "10ms");
-        RelayClient observer = server.connect()) {
+  @ParameterizedTest
+  @EnumSource(Backend.class)
+  void the_old_holder_is_refused_with_stale_token_on_any_connection_and_changes_nothing(
+      Backend backend) throws Exception {
+    try (Backend.Servers servers =
+            backend.start(dir, "--lease-duration-min", "100ms", "--backoff-base", "10ms");
+        RelayClient observer = servers.connect(0)) {
       long id =
           observer.enqueueAndWait(
               JobSpecs.of(QUEUE, "shipment-9".getBytes(StandardCharsets.UTF_8)));
       Job a;
       Job b;
-      try (RelayClient workerA = server.connect();
-          RelayClient workerB = server.connect()) {
+      try (RelayClient workerA = servers.connect(0);
+          RelayClient workerB = servers.connect(1)) {
         a = leaseOne(workerA, SHORT_LEASE);
         JobWaits.untilExpired(a);
         b = leaseOne(workerB, LONG_LEASE);
@@ -62,7 +67,7 @@ class StaleWorkerReturnsIT {
         assertThat(RelayClient.await(observer.inspect(id))).isEqualTo(heldByB);
       }
 
-      try (RelayClient freshA = server.connect()) {
+      try (RelayClient freshA = servers.connect(1)) {
         JobDetails heldByB = RelayClient.await(observer.inspect(id));
         assertEveryLeaseRequestIsStale(freshA, id, a.token());
         assertThat(RelayClient.await(observer.inspect(id))).isEqualTo(heldByB);
@@ -72,7 +77,7 @@ class StaleWorkerReturnsIT {
             .isGreaterThanOrEqualTo(b.leaseExpiresAt().toEpochMilli());
       }
 
-      try (RelayClient reconnectedB = server.connect()) {
+      try (RelayClient reconnectedB = servers.connect(0)) {
         RelayClient.await(reconnectedB.ack(id, b.token()));
       }
       JobDetails done = RelayClient.await(observer.inspect(id));
@@ -81,10 +86,10 @@ class StaleWorkerReturnsIT {
       assertThat(done.failures()).isZero();
       assertRefused(ErrorCode.STALE_TOKEN, observer.ack(id, a.token()));
       System.out.printf(
-          "StaleWorkerReturnsIT: job %d: A (fencing number %d) refused STALE_TOKEN for ACK, NACK, RENEW,"
+          "StaleWorkerReturnsIT (%s): job %d: A (fencing number %d) refused STALE_TOKEN for ACK, NACK, RENEW,"
               + " RELEASE on its old and on a fresh connection, job unchanged; B's token renewed"
               + " from a fresh connection; B (fencing number %d) acked after reconnecting%n",
-          id, a.fencingNumber(), b.fencingNumber());
+          backend, id, a.fencingNumber(), b.fencingNumber());
     }
   }
 
