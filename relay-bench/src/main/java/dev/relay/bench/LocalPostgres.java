@@ -7,6 +7,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipalLookupService;
 import java.util.ArrayList;
@@ -58,7 +59,7 @@ final class LocalPostgres implements AutoCloseable {
         "root".equals(System.getProperty("user.name"))
             ? Optional.of(unprivilegedUser())
             : Optional.empty();
-    Path root = ServerProcess.createDirectory(workDir, "relay-bench-pg-");
+    Path root = ServerProcess.createDirectory(parent(workDir, runAs), "relay-bench-pg-");
     LocalPostgres cluster = new LocalPostgres(root, bin, runAs, freePort());
     try {
       cluster.init();
@@ -90,6 +91,33 @@ final class LocalPostgres implements AutoCloseable {
       cluster.close();
       throw e;
     }
+  }
+
+  /**
+   * {@code workDir}, so the cluster is on the disk under test, unless the user the server runs as
+   * could not reach it (a directory on the way that only its owner may enter, such as a test's
+   * temporary directory): then the system's temporary directory.
+   */
+  private static Path parent(Path workDir, Optional<String> runAs) {
+    if (runAs.isEmpty()) {
+      return workDir;
+    }
+    try {
+      for (Path p = workDir.toAbsolutePath(); p != null; p = p.getParent()) {
+        if (Files.exists(p)
+            && !Files.getPosixFilePermissions(p).contains(PosixFilePermission.OTHERS_EXECUTE)) {
+          return Path.of(System.getProperty("java.io.tmpdir"));
+        }
+      }
+      return workDir;
+    } catch (IOException | UnsupportedOperationException e) {
+      return Path.of(System.getProperty("java.io.tmpdir"));
+    }
+  }
+
+  /** Where the cluster's files are. */
+  Path directory() {
+    return root;
   }
 
   private void init() {

@@ -49,6 +49,8 @@ final class PostgresScenario extends ScenarioRun {
                           LocalPostgres.USER,
                           Optional.empty(),
                           Optional.of(local.orElseThrow().pid())));
+      local.ifPresent(
+          l -> report.note("postgres: the throwaway cluster's files are in " + l.directory()));
       if (database.cpuNanos().isEmpty()) {
         report.note(
             "postgres: PostgreSQL's CPU is not measured: "
