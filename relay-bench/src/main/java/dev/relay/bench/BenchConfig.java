@@ -34,6 +34,7 @@ import java.util.Set;
  * @param serverJvmOptions extra options of the server JVM and the store-only JVM
  * @param workDir parent of the temporary data directories
  * @param jsonFile where the JSON report goes, if anywhere
+ * @param postgres the database of the postgres scenario; empty: a throwaway local cluster
  */
 record BenchConfig(
     List<Scenario> scenarios,
@@ -53,7 +54,8 @@ record BenchConfig(
     Duration fsyncProbeDuration,
     List<String> serverJvmOptions,
     Path workDir,
-    Optional<Path> jsonFile) {
+    Optional<Path> jsonFile,
+    Optional<PostgresDatabase> postgres) {
 
   static final int REPETITIONS_DEFAULT = 3;
   static final int REPETITIONS_MIN = 1;
@@ -90,6 +92,12 @@ record BenchConfig(
   static final long FSYNC_PROBE_MILLIS_DEFAULT = 1000;
   static final Duration FSYNC_PROBE_DURATION_MIN = Duration.ofMillis(100);
   static final Duration FSYNC_PROBE_DURATION_MAX = Duration.ofMinutes(1);
+
+  /**
+   * Most connections the postgres scenario's SKIP LOCKED loop opens (workers x concurrency, one per
+   * request in flight): the throwaway cluster allows 200, and Relay's nodes need some of them.
+   */
+  static final int LOOP_CONNECTIONS_MAX = 150;
 
   BenchConfig {
     scenarios = List.copyOf(scenarios);
@@ -139,9 +147,13 @@ record BenchConfig(
         fsyncProbeDuration,
         FSYNC_PROBE_DURATION_MIN,
         FSYNC_PROBE_DURATION_MAX);
+    if (scenarios.contains(Scenario.POSTGRES)) {
+      range("workers x concurrency", (long) workers * concurrency, 1, LOOP_CONNECTIONS_MAX);
+    }
     serverJvmOptions = List.copyOf(serverJvmOptions);
     Objects.requireNonNull(workDir, "workDir");
     Objects.requireNonNull(jsonFile, "jsonFile");
+    Objects.requireNonNull(postgres, "postgres");
   }
 
   private static void range(String field, long value, long min, long max) {

@@ -47,7 +47,7 @@ public final class BenchMain implements Callable<Integer> {
       defaultValue = "default",
       description = {
         "Comma-separated: default, threads, backlog, overload, memory, single, latency,"
-            + " queues; perf (default, single, latency, queues, backlog: every target of"
+            + " queues, postgres; perf (default, single, latency, queues, backlog: every target of"
             + " issue 15); or all.",
         "Default: ${DEFAULT-VALUE}."
       })
@@ -162,6 +162,27 @@ public final class BenchMain implements Callable<Integer> {
   @Option(names = "--json", description = "Also write every figure, the machine and the config.")
   Path jsonFile;
 
+  @Option(
+      names = "--postgres-url",
+      description =
+          "The database of the postgres scenario (jdbc:postgresql://host[:port]/database); its"
+              + " tables jobs, queues and "
+              + SkipLockedLoop.TABLE
+              + " are written. Default: a throwaway local cluster from the machine's PostgreSQL"
+              + " binaries.")
+  String postgresUrl;
+
+  @Option(
+      names = "--postgres-user",
+      defaultValue = "relay",
+      description = "The role of --postgres-url. Default: ${DEFAULT-VALUE}.")
+  String postgresUser;
+
+  @Option(
+      names = "--postgres-password-file",
+      description = "A file holding that role's password. Default: none.")
+  Path postgresPasswordFile;
+
   private final PrintStream out;
   private final PrintWriter err;
 
@@ -246,6 +267,7 @@ public final class BenchMain implements Callable<Integer> {
       case SINGLE -> new SingleScenario(config, report).run();
       case LATENCY -> new LatencyScenario(config, report).run();
       case QUEUES -> new QueuesScenario(config, report).run();
+      case POSTGRES -> new PostgresScenario(config, report).run();
     }
   }
 
@@ -270,7 +292,27 @@ public final class BenchMain implements Callable<Integer> {
             ? List.of()
             : Arrays.asList(serverJvmOptions.trim().split("\\s+")),
         workDir,
-        Optional.ofNullable(jsonFile));
+        Optional.ofNullable(jsonFile),
+        postgres());
+  }
+
+  private Optional<PostgresDatabase> postgres() {
+    if (postgresUrl == null) {
+      if (postgresPasswordFile != null) {
+        throw new IllegalArgumentException("--postgres-password-file needs --postgres-url");
+      }
+      return Optional.empty();
+    }
+    if (!postgresUrl.startsWith("jdbc:postgresql://")) {
+      throw new IllegalArgumentException(
+          "postgresUrl must start with jdbc:postgresql://, was " + postgresUrl);
+    }
+    return Optional.of(
+        new PostgresDatabase(
+            postgresUrl,
+            postgresUser,
+            Optional.ofNullable(postgresPasswordFile),
+            Optional.empty()));
   }
 
   private static Map<String, Object> describe(BenchConfig c, Instant started) {
@@ -292,6 +334,11 @@ public final class BenchMain implements Callable<Integer> {
     m.put("overloadFixedHeapMib", c.overloadFixedHeapMib());
     m.put("fsyncProbeMillis", c.fsyncProbeDuration().toMillis());
     m.put("serverJvmOptions", c.serverJvmOptions());
+    m.put(
+        "postgres",
+        c.postgres()
+            .map(PostgresDatabase::url)
+            .orElse("a throwaway local cluster (LocalPostgres)"));
     m.put("synchronous", "FULL");
     m.put("fsync", Machine.fsyncMode());
     m.put("handler", "no-op");

@@ -78,11 +78,26 @@ final class EndToEndDrain {
       int jobs,
       int workers,
       int concurrency) {
+    return run(List.of(server), List.of(admin), queues, jobs, workers, concurrency);
+  }
+
+  /**
+   * The same with several nodes on one database: worker {@code i} connects to node {@code i mod n};
+   * CPU, system calls and commits are the nodes' sums ({@code admins.get(i)} reads node {@code i}'s
+   * counters).
+   */
+  static Result run(
+      List<ServerProcess> servers,
+      List<RelayClient> admins,
+      List<String> queues,
+      int jobs,
+      int workers,
+      int concurrency) {
     List<RelayClient> clients = new ArrayList<>();
     List<Worker> started = new ArrayList<>();
     try {
       for (int i = 0; i < workers; i++) {
-        clients.add(server.connect("bench-worker-" + i));
+        clients.add(servers.get(i % servers.size()).connect("bench-worker-" + i));
       }
       Histogram latency = new ConcurrentHistogram(3);
       DrainProgress progress = new DrainProgress(jobs);
@@ -99,9 +114,9 @@ final class EndToEndDrain {
                 .listener(slot)
                 .build());
       }
-      ServerCounts before = ServerProcess.counts(admin);
-      Optional<Syscalls> syscalls = Syscalls.of(server.pid());
-      long serverCpu = CpuTime.nanos(server.pid());
+      ServerCounts before = counts(admins);
+      Optional<Syscalls> syscalls = syscalls(servers);
+      long serverCpu = cpuNanos(servers);
       long clientCpu = CpuTime.nanos(ProcessHandle.current().pid());
       long start = System.nanoTime();
       for (int i = 0; i < built.size(); i++) {
@@ -110,11 +125,11 @@ final class EndToEndDrain {
         started.add(built.get(i));
       }
       long finished = progress.awaitFinishedNanos(DrainProgress.timeoutFor(jobs));
-      serverCpu = CpuTime.nanos(server.pid()) - serverCpu;
+      serverCpu = cpuNanos(servers) - serverCpu;
       Optional<Syscalls> syscallsDuring =
-          syscalls.flatMap(s -> Syscalls.of(server.pid()).map(after -> after.minus(s)));
+          syscalls.flatMap(s -> syscalls(servers).map(after -> after.minus(s)));
       clientCpu = CpuTime.nanos(ProcessHandle.current().pid()) - clientCpu;
-      ServerCounts during = ServerProcess.counts(admin).minus(before);
+      ServerCounts during = counts(admins).minus(before);
       long lost = slots.stream().mapToLong(SlotLatency::leasesLost).sum();
       return new Result(
           jobs, finished - start, latency, during, lost, serverCpu, clientCpu, syscallsDuring);
@@ -124,5 +139,23 @@ final class EndToEndDrain {
       }
       clients.forEach(RelayClient::close);
     }
+  }
+
+  private static ServerCounts counts(List<RelayClient> admins) {
+    return admins.stream()
+        .map(ServerProcess::counts)
+        .reduce(new ServerCounts(0, 0, 0), ServerCounts::plus);
+  }
+
+  private static long cpuNanos(List<ServerProcess> servers) {
+    return servers.stream().mapToLong(s -> CpuTime.nanos(s.pid())).sum();
+  }
+
+  private static Optional<Syscalls> syscalls(List<ServerProcess> servers) {
+    Optional<Syscalls> sum = Optional.of(new Syscalls(0, 0));
+    for (ServerProcess s : servers) {
+      sum = sum.flatMap(total -> Syscalls.of(s.pid()).map(total::plus));
+    }
+    return sum;
   }
 }

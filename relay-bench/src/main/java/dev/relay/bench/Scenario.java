@@ -31,7 +31,12 @@ enum Scenario {
   /** Unloaded lease+ACK latency (one worker, concurrency 1) against two raw fsyncs. */
   LATENCY,
   /** The Worker shape with every LEASE naming 16 queues against naming 1. */
-  QUEUES;
+  QUEUES,
+  /**
+   * Relay on PostgreSQL with one and with two nodes against a plain SKIP LOCKED worker loop on the
+   * same database, interleaved (issue 16).
+   */
+  POSTGRES;
 
   /** The scenarios that measure every target of issue 15 (performance): {@code perf}. */
   static final List<Scenario> PERF = List.of(DEFAULT, SINGLE, LATENCY, QUEUES, BACKLOG);

@@ -48,6 +48,24 @@ final class ServerProcess implements AutoCloseable {
       List<String> jvmOptions,
       Map<String, String> environment,
       Path workDir) {
+    return start(commitMode, jvmOptions, environment, workDir, List.of());
+  }
+
+  /**
+   * A group-commit node on {@code database} ({@code --store postgres}); its data directory holds
+   * only the port file and the log.
+   */
+  static ServerProcess startPostgres(
+      List<String> jvmOptions, Path workDir, PostgresDatabase database) {
+    return start(CommitMode.GROUP, jvmOptions, Map.of(), workDir, database.serverArgs());
+  }
+
+  private static ServerProcess start(
+      CommitMode commitMode,
+      List<String> jvmOptions,
+      Map<String, String> environment,
+      Path workDir,
+      List<String> storeArgs) {
     Path dir = createDirectory(workDir, "relay-bench-server-");
     Path portFile = dir.resolve("port");
     Path log = dir.resolve("server.log");
@@ -64,6 +82,7 @@ final class ServerProcess implements AutoCloseable {
                 commitMode.name().toLowerCase(Locale.ROOT).replace('_', '-'),
                 "--shutdown-grace",
                 "5s"));
+    args.addAll(storeArgs);
     Process process =
         ChildJvm.start(jvmOptions, environment, RelayServerMain.class.getName(), args, log, false);
     try {
@@ -172,6 +191,14 @@ final class ServerProcess implements AutoCloseable {
           commits - before.commits,
           committedCommands - before.committedCommands,
           acked - before.acked);
+    }
+
+    /** Several nodes' counts together. */
+    ServerCounts plus(ServerCounts other) {
+      return new ServerCounts(
+          commits + other.commits,
+          committedCommands + other.committedCommands,
+          acked + other.acked);
     }
   }
 }

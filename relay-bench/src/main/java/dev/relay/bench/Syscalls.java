@@ -35,6 +35,10 @@ record Syscalls(long reads, long writes) {
     }
   }
 
+  Syscalls plus(Syscalls other) {
+    return new Syscalls(reads + other.reads, writes + other.writes);
+  }
+
   Syscalls minus(Syscalls before) {
     return new Syscalls(reads - before.reads, writes - before.writes);
   }

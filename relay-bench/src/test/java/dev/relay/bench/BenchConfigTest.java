@@ -112,6 +112,28 @@ class BenchConfigTest {
     assertThat(err.toString()).isEqualTo("relay-bench: jobs must be in [10, 1000000], was 9\n");
   }
 
+  @Test
+  void the_postgres_loop_opens_at_most_150_connections_one_per_request_in_flight() {
+    assertThat(parse("--scenario", "postgres", "--workers", "2", "--concurrency", "75").workers())
+        .isEqualTo(2);
+    assertThatThrownBy(
+            () -> parse("--scenario", "postgres", "--workers", "2", "--concurrency", "76"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("workers x concurrency must be in [1, 150], was 152");
+    assertThat(parse("--workers", "2", "--concurrency", "76").concurrency()).isEqualTo(76);
+  }
+
+  @Test
+  void a_postgres_url_must_be_a_jdbc_postgresql_url_and_a_password_file_needs_one() {
+    assertThat(parse("--postgres-url", "jdbc:postgresql://127.0.0.1/relay").postgres())
+        .hasValueSatisfying(db -> assertThat(db.user()).isEqualTo("relay"));
+    assertThatThrownBy(() -> parse("--postgres-url", "postgres://127.0.0.1/relay"))
+        .hasMessage(
+            "postgresUrl must start with jdbc:postgresql://, was postgres://127.0.0.1/relay");
+    assertThatThrownBy(() -> parse("--postgres-password-file", "/tmp/pw"))
+        .hasMessage("--postgres-password-file needs --postgres-url");
+  }
+
   private static BenchConfig parse(String... args) {
     BenchMain main = new BenchMain(System.out, new PrintWriter(new StringWriter()));
     new picocli.CommandLine(main).parseArgs(args);

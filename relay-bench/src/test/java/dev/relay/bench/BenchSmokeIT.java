@@ -91,7 +91,7 @@ class BenchSmokeIT {
     }
     assertThat(report.get("configuration").get("jobs").asInt()).isEqualTo(200);
     assertThat(report.get("configuration").get("fsync").asText()).contains("--macos-fsync");
-    assertThat(report.get("loadAverage1m").size()).isEqualTo(16);
+    assertThat(report.get("loadAverage1m").size()).isEqualTo(18);
 
     JsonNode figures = report.get("figures");
     assertThat(fieldNames(figures)).containsAll(expectedFigures());
@@ -130,11 +130,13 @@ class BenchSmokeIT {
             "ratio.single.leaseOneOverWorker",
             "ratio.latency.p50OverTwoFsyncs",
             "ratio.latency.p50OverTwoMeanFsyncs",
-            "ratio.queues.sixteenOverOne");
+            "ratio.queues.sixteenOverOne",
+            "ratio.postgres.relay1OverLoop",
+            "ratio.postgres.relay2OverLoop");
     for (String name : fieldNames(ratios)) {
       assertThat(ratios.get(name).get("value").asDouble()).as(name).isPositive();
     }
-    assertThat(report.get("targets")).hasSize(15);
+    assertThat(report.get("targets")).hasSize(17);
     for (JsonNode target : report.get("targets")) {
       assertThat(target.get("met").isBoolean()).isTrue();
     }
@@ -164,8 +166,15 @@ class BenchSmokeIT {
             "single.worker",
             "latency.unloaded",
             "queues.one",
-            "queues.sixteen")) {
+            "queues.sixteen",
+            "postgres.relay1",
+            "postgres.relay2")) {
       DRAIN_FIGURES.forEach(f -> names.add(prefix + "." + f));
+    }
+    for (String prefix : List.of("postgres.loop", "postgres.relay1", "postgres.relay2")) {
+      names.add(prefix + ".leaseAckPerSecond");
+      names.add(prefix + ".latencyP50Millis");
+      names.add(prefix + ".postgresCommitsPerSecond");
     }
     for (String prefix : List.of("memory.defaultSizing", "memory.daemon")) {
       names.add(prefix + ".server.peakRssMiB");

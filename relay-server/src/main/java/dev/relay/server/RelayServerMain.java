@@ -26,7 +26,8 @@ import picocli.CommandLine.Mixin;
  *
  * <p>Exit codes: 0 after a clean shutdown, 2 for an invalid flag or configuration (one line on
  * stderr, no stack trace), 1 when the server cannot start (data directory locked or corrupt,
- * address in use), 3 after a heap OutOfMemoryError ({@link OutOfMemory}).
+ * address in use), 3 after a heap OutOfMemoryError ({@link OutOfMemory}). {@code relay-server
+ * migrate} ({@link MigrateCommand}) copies a stopped server's SQLite store into PostgreSQL.
  */
 @Command(
     name = "relay-server",
@@ -35,6 +36,7 @@ import picocli.CommandLine.Mixin;
     sortOptions = false,
     usageHelpWidth = 100,
     description = "Runs the Relay durable job queue server.",
+    subcommands = MigrateCommand.class,
     footer = {
       "",
       "Durations are a whole number and a unit: 500ms, 30s, 5m, 1h, 7d.",
@@ -67,7 +69,13 @@ public final class RelayServerMain implements Callable<Integer> {
 
   /** Parses and runs; returns the exit code instead of exiting, for tests. */
   static int run(String[] args, PrintWriter err) {
+    return run(args, new PrintWriter(System.out, true, StandardCharsets.UTF_8), err);
+  }
+
+  /** The same, with a subcommand's report ({@code migrate}) going to {@code out}. */
+  static int run(String[] args, PrintWriter out, PrintWriter err) {
     CommandLine cli = new CommandLine(new RelayServerMain(err));
+    cli.setOut(out);
     cli.setErr(err);
     cli.setParameterExceptionHandler(
         (e, a) -> {

@@ -4,12 +4,11 @@ import dev.relay.server.OptionConverters.DurationConverter;
 import dev.relay.server.store.CommitMode;
 import dev.relay.server.store.MacosFsync;
 import dev.relay.server.store.StoreConfig;
-import dev.relay.server.store.postgres.PostgresConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.Optional;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
@@ -216,33 +215,7 @@ final class StoreOptions {
       })
   StoreKind store;
 
-  @Option(
-      names = "--postgres-url",
-      defaultValue = "${env:RELAY_POSTGRES_URL}",
-      description = {
-        "The database of --store postgres, as jdbc:postgresql://host[:port]/database"
-            + " (pgjdbc's URL parameters, such as sslmode, may follow).",
-        "Default: none. Env: RELAY_POSTGRES_URL."
-      })
-  String postgresUrl;
-
-  @Option(
-      names = "--postgres-user",
-      defaultValue = "${env:RELAY_POSTGRES_USER:-relay}",
-      description = {
-        "The role to log in as.",
-        "Default: ${DEFAULT-VALUE}. Env: RELAY_POSTGRES_USER."
-      })
-  String postgresUser;
-
-  @Option(
-      names = "--postgres-password-file",
-      defaultValue = "${env:RELAY_POSTGRES_PASSWORD_FILE}",
-      description = {
-        "A file holding the role's password (never the password itself on the command line).",
-        "Default: none (trust or ~/.pgpass). Env: RELAY_POSTGRES_PASSWORD_FILE."
-      })
-  Path postgresPasswordFile;
+  @Mixin PostgresOptions postgres = new PostgresOptions();
 
   @Option(
       names = "--postgres-pool-size",
@@ -252,16 +225,6 @@ final class StoreOptions {
         "Range [1, 64]. Default: ${DEFAULT-VALUE}. Env: RELAY_POSTGRES_POOL_SIZE."
       })
   int postgresPoolSize;
-
-  @Option(
-      names = "--postgres-connect-timeout",
-      converter = DurationConverter.class,
-      defaultValue = "${env:RELAY_POSTGRES_CONNECT_TIMEOUT:-5s}",
-      description = {
-        "Longest wait for one connection; then the request gets STORE_UNAVAILABLE.",
-        "Range [250ms, 1m]. Default: ${DEFAULT-VALUE}. Env: RELAY_POSTGRES_CONNECT_TIMEOUT."
-      })
-  Duration postgresConnectTimeout;
 
   /** The store backends {@code --store} chooses from. */
   enum StoreKind {
@@ -275,7 +238,7 @@ final class StoreOptions {
       builder.backupDir(backupDir);
     }
     if (store == StoreKind.POSTGRES) {
-      if (postgresUrl == null || postgresUrl.isEmpty()) {
+      if (!postgres.hasUrl()) {
         throw new IllegalArgumentException("--store postgres needs --postgres-url");
       }
       if (backupDir != null) {
@@ -283,14 +246,8 @@ final class StoreOptions {
             "--backup-dir does not apply to --store postgres: back the database up with"
                 + " PostgreSQL's own tools (pg_dump, pg_basebackup)");
       }
-      builder.postgres(
-          new PostgresConfig(
-              postgresUrl,
-              postgresUser,
-              Optional.ofNullable(postgresPasswordFile),
-              postgresPoolSize,
-              postgresConnectTimeout));
-    } else if (postgresUrl != null && !postgresUrl.isEmpty()) {
+      builder.postgres(postgres.toConfig(postgresPoolSize));
+    } else if (postgres.hasUrl()) {
       throw new IllegalArgumentException("--postgres-url needs --store postgres");
     }
     return builder
