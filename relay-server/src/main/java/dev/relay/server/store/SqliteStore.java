@@ -162,7 +162,11 @@ public final class SqliteStore implements JobStore {
   @Override
   public CompletableFuture<Long> deadRequeue(String queueOrEmpty) {
     StoreException refusal = Requests.checkQueueOrEmpty(queueOrEmpty);
-    return refusal != null ? CompletableFuture.failedFuture(refusal) : requeueAll(queueOrEmpty, 0);
+    return refusal != null
+        ? CompletableFuture.failedFuture(refusal)
+        : Batches.total(
+            () -> writer.submit(AdminCommands.deadRequeue(queueOrEmpty, REQUEUE_BATCH_MAX)),
+            REQUEUE_BATCH_MAX);
   }
 
   @Override
@@ -179,17 +183,6 @@ public final class SqliteStore implements JobStore {
     return refusal != null
         ? CompletableFuture.failedFuture(refusal)
         : writer.submit(AdminCommands.deadPurgeJob(queueOrEmpty, jobId));
-  }
-
-  private CompletableFuture<Long> requeueAll(String queue, long before) {
-    int batch = REQUEUE_BATCH_MAX;
-    return writer
-        .submit(AdminCommands.deadRequeue(queue, batch))
-        .thenCompose(
-            n ->
-                n < batch
-                    ? CompletableFuture.completedFuture(before + n)
-                    : requeueAll(queue, before + n));
   }
 
   /**
@@ -259,16 +252,8 @@ public final class SqliteStore implements JobStore {
 
   @Override
   public ExpiryResult expireLeases() {
-    long requeued = 0;
-    long dead = 0;
-    while (true) {
-      ExpiryResult r = writer.await(writer.submit(c -> LeaseExpiry.expire(c, EXPIRE_BATCH_MAX)));
-      requeued += r.requeued();
-      dead += r.dead();
-      if (r.requeued() + r.dead() < EXPIRE_BATCH_MAX) {
-        return new ExpiryResult(requeued, dead);
-      }
-    }
+    return Batches.expiry(
+        () -> writer.await(writer.submit(c -> LeaseExpiry.expire(c, EXPIRE_BATCH_MAX))));
   }
 
   @Override

@@ -8,6 +8,7 @@ import dev.relay.protocol.ListOrder;
 import dev.relay.protocol.StateFilter;
 import dev.relay.server.store.AvailabilityListener;
 import dev.relay.server.store.BackupResult;
+import dev.relay.server.store.Batches;
 import dev.relay.server.store.CommitObserver;
 import dev.relay.server.store.DeadGroups;
 import dev.relay.server.store.DeadPage;
@@ -284,25 +285,18 @@ public final class PostgresStore implements JobStore {
   @Override
   public CompletableFuture<Long> deadRequeue(String queueOrEmpty) {
     StoreException refusal = Requests.checkQueueOrEmpty(queueOrEmpty);
-    return refusal != null ? refuse(refusal) : requeueAll(queueOrEmpty, 0);
-  }
-
-  private CompletableFuture<Long> requeueAll(String queue, long before) {
-    int batch = REQUEUE_BATCH_MAX;
-    return writer
-        .submit(PostgresAdminCommands.deadRequeue(queue, batch))
-        .thenCompose(
-            n ->
-                n < batch
-                    ? CompletableFuture.completedFuture(before + n)
-                    : requeueAll(queue, before + n));
+    return refusal != null
+        ? refuse(refusal)
+        : Batches.total(
+            () -> writer.submit(PostgresAdminCommands.deadRequeue(queueOrEmpty, REQUEUE_BATCH_MAX)),
+            REQUEUE_BATCH_MAX);
   }
 
   @Override
   public CompletableFuture<Outcome> deadPurgeJob(String queueOrEmpty, long jobId) {
     StoreException refusal = Requests.checkDeadJob(queueOrEmpty, jobId);
     return refusal != null
-        ? CompletableFuture.failedFuture(refusal)
+        ? refuse(refusal)
         : writer.submit(PostgresAdminCommands.deadPurgeJob(queueOrEmpty, jobId));
   }
 
@@ -388,17 +382,8 @@ public final class PostgresStore implements JobStore {
 
   @Override
   public ExpiryResult expireLeases() {
-    long requeued = 0;
-    long dead = 0;
-    while (true) {
-      ExpiryResult r =
-          writer.await(writer.submit(tx -> PostgresLeaseExpiry.expire(tx, EXPIRE_BATCH_MAX)));
-      requeued += r.requeued();
-      dead += r.dead();
-      if (r.requeued() + r.dead() < EXPIRE_BATCH_MAX) {
-        return new ExpiryResult(requeued, dead);
-      }
-    }
+    return Batches.expiry(
+        () -> writer.await(writer.submit(tx -> PostgresLeaseExpiry.expire(tx, EXPIRE_BATCH_MAX))));
   }
 
   @Override
