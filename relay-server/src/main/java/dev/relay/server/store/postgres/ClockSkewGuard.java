@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.time.OffsetDateTime;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -33,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * look skewed, so a refusal always means the clocks disagree by more than the limit.
  */
 final class ClockSkewGuard {
-  /** Fewest time between two ERROR lines about a skewed clock. */
+  /** Least time between two ERROR lines about a skewed clock. */
   static final Duration ERROR_INTERVAL = Duration.ofMinutes(1);
 
   private static final Logger log = LoggerFactory.getLogger(ClockSkewGuard.class);
@@ -132,9 +133,14 @@ final class ClockSkewGuard {
     return true;
   }
 
+  /** Seconds to the millisecond ("7.003s"), readable for a skew of milliseconds or of years. */
+  private static String seconds(Duration d) {
+    return String.format(Locale.ROOT, "%.3fs", d.toMillis() / 1000.0);
+  }
+
   private String describe(Reading r) {
     return "this node's clock is "
-        + DurationText.format(Duration.ofMillis(r.skew().abs().toMillis()))
+        + seconds(r.skew().abs())
         + (r.skew().isNegative() ? " behind" : " ahead of")
         + " the database's, more than --postgres-clock-skew-max ("
         + DurationText.format(skewMax)
