@@ -24,6 +24,19 @@ enum Backend {
       return nodes.get(n % nodes.size()).connect();
     }
 
+    /**
+     * A client of the node after the one listening on {@code port}, round the list: on two nodes
+     * the other one, on SQLite the one server.
+     */
+    RelayClient connectPast(int port) {
+      for (int n = 0; n < nodes.size(); n++) {
+        if (nodes.get(n).port() == port) {
+          return connect(n + 1);
+        }
+      }
+      throw new IllegalArgumentException("no node listens on port " + port);
+    }
+
     /** The node {@code client} is connected to now. */
     ServerProcess connectedNode(RelayClient client) {
       int port = client.connectedAddress().orElseThrow().port();

@@ -3,9 +3,11 @@ package dev.relay.failure;
 import dev.relay.client.ClientOptions;
 import dev.relay.client.Job;
 import dev.relay.client.RelayClient;
+import dev.relay.client.ServerAddress;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -14,10 +16,12 @@ import java.util.Locale;
  * RelayClient}, optionally applies their side effect to a {@link Ledger}, reports each job on
  * stdout and then holds the leases, never acknowledging, until the test SIGKILLs it.
  *
- * <p>Arguments: {@code port queue jobsMax leaseMillis effect ledgerFile}, where effect is one of
- * {@link Effect}. Output lines: {@code job <id> attempt <n>} per leased job once its effect is
- * committed, then {@code holding <count>}. When its parent dies, stdin reaches its end and this
- * process exits too, so no test can leave it behind.
+ * <p>Arguments: {@code ports queue jobsMax leaseMillis effect ledgerFile}, where ports lists the
+ * nodes on 127.0.0.1 separated by commas (the client picks one, as any client of several nodes
+ * does) and effect is one of {@link Effect}. Output lines: {@code job <id> attempt <n>} per leased
+ * job once its effect is committed, then {@code holding <count> through <port>}, naming the node
+ * that granted the leases. When its parent dies, stdin reaches its end and this process exits too,
+ * so no test can leave it behind.
  */
 public final class CrashingWorker {
   /** What the worker does to its ledger before it stops to wait for the kill. */
@@ -32,18 +36,21 @@ public final class CrashingWorker {
 
   static final String JOB_LINE = "job ";
   static final String HOLDING_LINE = "holding ";
+  static final String THROUGH = " through ";
 
   private CrashingWorker() {}
 
   public static void main(String[] args) throws Exception {
-    int port = Integer.parseInt(args[0]);
+    List<ServerAddress> nodes =
+        Arrays.stream(args[0].split(","))
+            .map(port -> new ServerAddress("127.0.0.1", Integer.parseInt(port)))
+            .toList();
     String queue = args[1];
     int jobsMax = Integer.parseInt(args[2]);
     Duration lease = Duration.ofMillis(Long.parseLong(args[3]));
     Effect effect = Effect.valueOf(args[4].toUpperCase(Locale.ROOT));
     Path ledgerFile = Path.of(args[5]);
-    ClientOptions options =
-        ClientOptions.builder("127.0.0.1", port).clientName("crashing-worker").build();
+    ClientOptions options = ClientOptions.builder(nodes).clientName("crashing-worker").build();
     try (RelayClient client = RelayClient.connect(options);
         Ledger ledger = Ledger.open(ledgerFile)) {
       List<Job> jobs =
@@ -56,7 +63,8 @@ public final class CrashingWorker {
         }
         System.out.println(JOB_LINE + job.id() + " attempt " + job.attempt());
       }
-      System.out.println(HOLDING_LINE + jobs.size());
+      int through = client.connectedAddress().orElseThrow().port();
+      System.out.println(HOLDING_LINE + jobs.size() + THROUGH + through);
       System.out.flush();
       holdUntilStdinEnds();
     }

@@ -2,18 +2,19 @@ package dev.relay.failure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.relay.client.ClientOptions;
 import dev.relay.client.RelayClient;
 import dev.relay.client.RelayException;
 import dev.relay.client.Worker;
 import dev.relay.protocol.EnqueueResult;
 import dev.relay.protocol.ErrorCode;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -22,19 +23,27 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.Test;
+import java.util.function.Function;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Failure table row 8, "arrival exceeds processing: durable depth rises; memory and worker leases
  * stay bounded". Producers pipeline enqueues into a server whose writer queue holds only {@link
  * #WRITER_QUEUE_CAPACITY} commands, while the workers' handlers are stalled until the producers are
  * done. Expected: the surplus is answered OVERLOADED, always retryable; retried, every job is
- * acknowledged once; the depth sits on disk (all jobs ready or leased, the file larger than their
- * payloads) while the server's live heap stays within a fixed bound far below those payloads; the
- * server never shows more leases than the workers' concurrency; after the stall every acknowledged
- * job is delivered with its own payload.
+ * acknowledged once; the depth sits on disk (all jobs ready or leased, the database larger than
+ * their payloads, which are random so that no compression hides them) while the server's live heap
+ * stays within a fixed bound far below those payloads; the server never shows more leases than the
+ * workers' concurrency; after the stall every acknowledged job is delivered with its own payload.
+ *
+ * <p>Run on one SQLite server, and on two PostgreSQL nodes, each with that small writer queue:
+ * there the producers alternate between the nodes and each node must answer OVERLOADED, the depth
+ * grows in the shared database, each node's live heap stays within the bound, and the workers'
+ * client lists both nodes.
  */
 class OverloadIT {
   static final int JOBS = 2_000;
@@ -63,26 +72,35 @@ class OverloadIT {
 
   final Map<Integer, Long> acknowledged = new ConcurrentHashMap<>(); // payload number -> job id
   final Map<Long, Integer> delivered = new ConcurrentHashMap<>(); // job id -> payload number
-  final AtomicInteger overloaded = new AtomicInteger();
+
+  /** OVERLOADED answers by node: producer {@code p} enqueues through node {@code p} modulo. */
+  AtomicIntegerArray overloaded;
+
   final AtomicInteger deliveredTwice = new AtomicInteger();
   final CountDownLatch producersDone = new CountDownLatch(1);
   long leasedMax;
   long readyMax;
 
-  @Test
-  void producers_faster_than_workers_grow_depth_on_disk_not_heap_and_lose_nothing()
+  @ParameterizedTest
+  @EnumSource(Backend.class)
+  void producers_faster_than_workers_grow_depth_on_disk_not_heap_and_lose_nothing(Backend backend)
       throws Exception {
-    try (ServerProcess server =
-            ServerProcess.start(
+    try (Backend.Servers servers =
+            backend.start(
                 dir,
                 "--writer-queue-capacity",
                 Integer.toString(WRITER_QUEUE_CAPACITY),
                 "--metrics-listen",
                 "127.0.0.1:0");
-        RelayClient monitor = server.connect();
-        RelayClient workerClient = server.connect()) {
-      ServerResources resources = ServerResources.of(server);
-      ServerResources.Sample before = resources.sample();
+        RelayClient monitor = servers.connect(0);
+        RelayClient workerClient = servers.connectToAll()) {
+      int nodes = servers.nodes().size();
+      overloaded = new AtomicIntegerArray(nodes);
+      List<ServerResources> resources = new ArrayList<>();
+      for (ServerProcess node : servers.nodes()) {
+        resources.add(ServerResources.of(node));
+      }
+      List<ServerResources.Sample> before = sample(resources);
       List<Worker> workers = startWorkers(workerClient);
 
       ExecutorService producers = Executors.newFixedThreadPool(PRODUCERS);
@@ -92,7 +110,7 @@ class OverloadIT {
         running.add(
             producers.submit(
                 () -> {
-                  produce(server.clientOptions().build(), first);
+                  produce(servers.connect(first), first, first % nodes);
                   return null;
                 }));
       }
@@ -107,20 +125,25 @@ class OverloadIT {
       // The depth is on disk: every job is ready or held by a stalled worker.
       QueueDepth full = queue(monitor);
       assertThat(full.ready() + full.leased()).isEqualTo(JOBS);
-      long databaseBytes = resources.scrape().get("relay_database_bytes").longValue();
+      long databaseBytes = resources.get(0).scrape().get("relay_database_bytes").longValue();
       assertThat(databaseBytes).isGreaterThan((long) JOBS * PAYLOAD_BYTES);
-      ServerResources.Sample deep = resources.sample();
-      assertThat(deep.liveHeapBytes())
-          .isLessThanOrEqualTo(before.liveHeapBytes() + LIVE_HEAP_SLACK_BYTES);
+      List<ServerResources.Sample> deep = sample(resources);
+      for (int n = 0; n < nodes; n++) {
+        assertThat(deep.get(n).liveHeapBytes())
+            .as("live heap of node %d", n)
+            .isLessThanOrEqualTo(before.get(n).liveHeapBytes() + LIVE_HEAP_SLACK_BYTES);
+      }
 
       producersDone.countDown();
       sampleUntil(monitor, () -> queue(monitor).done() == JOBS);
       for (Worker w : workers) {
         w.shutdown(Duration.ofSeconds(10));
       }
-      ServerResources.Sample after = resources.sample();
+      List<ServerResources.Sample> after = sample(resources);
 
-      assertThat(overloaded.get()).as("OVERLOADED answers").isPositive();
+      for (int n = 0; n < nodes; n++) {
+        assertThat(overloaded.get(n)).as("OVERLOADED answers of node %d", n).isPositive();
+      }
       assertThat(leasedMax).isLessThanOrEqualTo((long) WORKERS * CONCURRENCY);
       for (Map.Entry<Integer, Long> job : acknowledged.entrySet()) {
         assertThat(delivered.get(job.getValue()))
@@ -128,17 +151,19 @@ class OverloadIT {
             .isEqualTo(job.getKey());
       }
       System.out.printf(
-          "OverloadIT: %d jobs of %d KiB acknowledged by %d producers (window %d, writer queue"
-              + " %d); %d OVERLOADED answers, all retryable, all retried; depth at the end of"
-              + " producing %d ready + %d leased, max ready seen %d, database %d MiB; max leased"
-              + " %d (concurrency %d x %d workers); %d delivered, %d twice; server live heap %d ->"
-              + " %d (deep) -> %d MiB, threads %d -> %d -> %d, RSS %s -> %s -> %s MiB%n",
+          "OverloadIT (%s): %d jobs of %d KiB acknowledged by %d producers (window %d, writer"
+              + " queue %d per node); OVERLOADED answers by node %s, all retryable, all retried;"
+              + " depth at the end of producing %d ready + %d leased, max ready seen %d, database"
+              + " %d MiB; max leased %d (concurrency %d x %d workers); %d delivered, %d twice;"
+              + " by node: server live heap (MiB) %s -> %s (deep) -> %s, threads %s -> %s -> %s,"
+              + " RSS (MiB) %s -> %s -> %s%n",
+          backend,
           JOBS,
           PAYLOAD_BYTES / 1024,
           PRODUCERS,
           WINDOW,
           WRITER_QUEUE_CAPACITY,
-          overloaded.get(),
+          overloaded,
           full.ready(),
           full.leased(),
           readyMax,
@@ -148,16 +173,31 @@ class OverloadIT {
           WORKERS,
           delivered.size(),
           deliveredTwice.get(),
-          before.liveHeapMiB(),
-          deep.liveHeapMiB(),
-          after.liveHeapMiB(),
-          before.threads(),
-          deep.threads(),
-          after.threads(),
-          before.residentMiB(),
-          deep.residentMiB(),
-          after.residentMiB());
+          figures(before, ServerResources.Sample::liveHeapMiB),
+          figures(deep, ServerResources.Sample::liveHeapMiB),
+          figures(after, ServerResources.Sample::liveHeapMiB),
+          figures(before, ServerResources.Sample::threads),
+          figures(deep, ServerResources.Sample::threads),
+          figures(after, ServerResources.Sample::threads),
+          figures(before, ServerResources.Sample::residentMiB),
+          figures(deep, ServerResources.Sample::residentMiB),
+          figures(after, ServerResources.Sample::residentMiB));
     }
+  }
+
+  private static List<ServerResources.Sample> sample(List<ServerResources> nodes)
+      throws IOException, InterruptedException {
+    List<ServerResources.Sample> samples = new ArrayList<>();
+    for (ServerResources node : nodes) {
+      samples.add(node.sample());
+    }
+    return samples;
+  }
+
+  /** One figure of each node's sample, as {@code [a, b]}. */
+  private static String figures(
+      List<ServerResources.Sample> samples, Function<ServerResources.Sample, Object> figure) {
+    return samples.stream().map(figure).toList().toString();
   }
 
   /**
@@ -188,11 +228,12 @@ class OverloadIT {
   }
 
   /**
-   * Enqueues payload numbers {@code first}, {@code first + PRODUCERS}, ... in rounds of {@link
-   * #WINDOW} pipelined requests; those answered OVERLOADED go into the next round.
+   * Enqueues payload numbers {@code first}, {@code first + PRODUCERS}, ... through {@code client}
+   * (a client of node {@code node}) in rounds of {@link #WINDOW} pipelined requests; those answered
+   * OVERLOADED go into the next round. Closes the client.
    */
-  private void produce(ClientOptions options, int first) throws InterruptedException {
-    try (RelayClient client = RelayClient.connect(options)) {
+  private void produce(RelayClient producer, int first, int node) throws InterruptedException {
+    try (RelayClient client = producer) {
       List<Integer> todo = new ArrayList<>();
       for (int n = first; n < JOBS; n += PRODUCERS) {
         todo.add(n);
@@ -218,7 +259,7 @@ class OverloadIT {
           } catch (RelayException e) {
             assertThat(e.code()).isEqualTo(ErrorCode.OVERLOADED);
             assertThat(e.retryable()).isTrue();
-            overloaded.incrementAndGet();
+            overloaded.incrementAndGet(node);
             todo.add(round.get(i));
             refused = true;
           }
@@ -244,8 +285,14 @@ class OverloadIT {
     return QueueDepth.of(RelayClient.await(monitor.stats()), QUEUE);
   }
 
-  /** {@link #PAYLOAD_BYTES} starting with the payload's number. */
+  /**
+   * {@link #PAYLOAD_BYTES} starting with the payload's number, the rest random: PostgreSQL
+   * compresses large values, and a payload of zeros would take almost no room in its database.
+   */
   private static byte[] payload(int number) {
-    return ByteBuffer.allocate(PAYLOAD_BYTES).putInt(number).array();
+    byte[] payload = new byte[PAYLOAD_BYTES];
+    new SplittableRandom(number).nextBytes(payload);
+    ByteBuffer.wrap(payload).putInt(number);
+    return payload;
   }
 }

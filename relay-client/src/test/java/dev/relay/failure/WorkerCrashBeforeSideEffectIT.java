@@ -16,8 +16,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Failure table row 1, <b>worker crashes before its side effect</b>: the lease expires and another
@@ -29,6 +30,10 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Expected: every job ends done on attempt 2, its one expiry counted, with exactly one side
  * effect, the second worker's.
+ *
+ * <p>Run on one SQLite server, and on two PostgreSQL nodes: there the crashing worker's client
+ * lists both nodes, and the second worker leases through the node the crashed one did not use, so
+ * the crashed leases are taken back and granted again across nodes.
  */
 class WorkerCrashBeforeSideEffectIT {
   private static final String QUEUE = "payments";
@@ -37,42 +42,52 @@ class WorkerCrashBeforeSideEffectIT {
 
   @TempDir Path dir;
 
-  @Test
-  void jobs_of_a_worker_killed_before_its_side_effect_run_once_more_elsewhere_on_attempt_2()
-      throws Exception {
+  @ParameterizedTest
+  @EnumSource(Backend.class)
+  void jobs_of_a_worker_killed_before_its_side_effect_run_once_more_elsewhere_on_attempt_2(
+      Backend backend) throws Exception {
     Path ledgerFile = dir.resolve("ledger.db");
-    try (ServerProcess server =
-            ServerProcess.start(dir, "--lease-duration-min", "100ms", "--backoff-base", "10ms");
-        RelayClient client = server.connect();
+    try (Backend.Servers servers =
+            backend.start(dir, "--lease-duration-min", "100ms", "--backoff-base", "10ms");
+        RelayClient client = servers.connect(0);
         Ledger ledger = Ledger.open(ledgerFile);
         WorkerProcess crashing =
             WorkerProcess.start(
-                server, QUEUE, JOBS, CRASHED_LEASE, CrashingWorker.Effect.NONE, ledgerFile)) {
+                servers.nodes(),
+                QUEUE,
+                JOBS,
+                CRASHED_LEASE,
+                CrashingWorker.Effect.NONE,
+                ledgerFile)) {
       List<Long> ids = enqueue(client);
-      List<WorkerProcess.HeldJob> held = crashing.awaitHolding();
+      WorkerProcess.Holding holding = crashing.awaitHolding();
+      List<WorkerProcess.HeldJob> held = holding.jobs();
       assertThat(held)
           .containsExactlyInAnyOrderElementsOf(
               ids.stream().map(id -> new WorkerProcess.HeldJob(id, 1)).toList());
 
       Map<Long, Integer> attemptsRun = new ConcurrentHashMap<>();
-      Worker worker =
-          Worker.builder(client)
-              .queues(QUEUE)
-              .pollWait(Duration.ofSeconds(1))
-              .handler(
-                  job -> {
-                    ledger.recordEffect(job.id(), job.attempt());
-                    attemptsRun.put(job.id(), job.attempt());
-                  })
-              .build();
-      worker.start();
-      crashing.kill();
-
       List<JobDetails> done = new ArrayList<>();
-      for (long id : ids) {
-        done.add(JobWaits.until(client, id, j -> j.state() == JobState.DONE, "done"));
+      int secondPort;
+      try (RelayClient workerClient = servers.connectPast(holding.port())) {
+        secondPort = workerClient.connectedAddress().orElseThrow().port();
+        Worker worker =
+            Worker.builder(workerClient)
+                .queues(QUEUE)
+                .pollWait(Duration.ofSeconds(1))
+                .handler(
+                    job -> {
+                      ledger.recordEffect(job.id(), job.attempt());
+                      attemptsRun.put(job.id(), job.attempt());
+                    })
+                .build();
+        worker.start();
+        crashing.kill();
+        for (long id : ids) {
+          done.add(JobWaits.until(client, id, j -> j.state() == JobState.DONE, "done"));
+        }
+        worker.shutdown(Duration.ofSeconds(5));
       }
-      worker.shutdown(Duration.ofSeconds(5));
 
       for (JobDetails job : done) {
         assertThat(job.attempts()).as("attempts of %s", job).isEqualTo(2);
@@ -85,9 +100,10 @@ class WorkerCrashBeforeSideEffectIT {
           .containsOnlyKeys(ids)
           .allSatisfy((id, n) -> assertThat(n).isEqualTo(2));
       System.out.printf(
-          "WorkerCrashBeforeSideEffectIT: worker pid %d killed holding %d leases, no side effect;"
-              + " %d jobs done on attempt 2 after 1 expiry each; side effects per job: 1%n",
-          crashing.pid(), held.size(), done.size());
+          "WorkerCrashBeforeSideEffectIT (%s): worker pid %d killed holding %d leases taken"
+              + " through port %d, no side effect; %d jobs done on attempt 2 through port %d after"
+              + " 1 expiry each; side effects per job: 1%n",
+          backend, crashing.pid(), held.size(), holding.port(), done.size(), secondPort);
     }
   }
 

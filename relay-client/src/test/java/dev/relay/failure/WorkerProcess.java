@@ -14,8 +14,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A {@link CrashingWorker} running in its own JVM: started against a {@link ServerProcess}, read
- * until it holds its leases, then killed with SIGKILL, which is how a worker host really dies.
+ * A {@link CrashingWorker} running in its own JVM: started against one server or several nodes,
+ * read until it holds its leases, then killed with SIGKILL, which is how a worker host really dies.
  */
 final class WorkerProcess implements AutoCloseable {
   private static final Duration HOLD_WAIT = Duration.ofSeconds(60);
@@ -23,6 +23,9 @@ final class WorkerProcess implements AutoCloseable {
 
   /** One job the crashed worker held when it was killed. */
   record HeldJob(long jobId, int attempt) {}
+
+  /** What the worker holds, and the port of the node that granted it. */
+  record Holding(List<HeldJob> jobs, int port) {}
 
   private final Process process;
   private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
@@ -35,9 +38,12 @@ final class WorkerProcess implements AutoCloseable {
     reader.start();
   }
 
-  /** Starts a worker that leases up to {@code jobsMax} from {@code queue} on {@code server}. */
+  /**
+   * Starts a worker whose client lists {@code nodes} (one server, or every node of a database) and
+   * leases up to {@code jobsMax} from {@code queue}.
+   */
   static WorkerProcess start(
-      ServerProcess server,
+      List<ServerProcess> nodes,
       String queue,
       int jobsMax,
       Duration lease,
@@ -51,7 +57,7 @@ final class WorkerProcess implements AutoCloseable {
             "-cp",
             System.getProperty("java.class.path"),
             CrashingWorker.class.getName(),
-            Integer.toString(server.port()),
+            String.join(",", nodes.stream().map(n -> Integer.toString(n.port())).toList()),
             queue,
             Integer.toString(jobsMax),
             Long.toString(lease.toMillis()),
@@ -64,8 +70,11 @@ final class WorkerProcess implements AutoCloseable {
     return process.pid();
   }
 
-  /** Waits until the worker holds its leases (effects committed) and answers the jobs it holds. */
-  List<HeldJob> awaitHolding() throws InterruptedException {
+  /**
+   * Waits until the worker holds its leases (effects committed) and answers the jobs it holds and
+   * the node it leased them through.
+   */
+  Holding awaitHolding() throws InterruptedException {
     List<HeldJob> held = new ArrayList<>();
     long deadline = System.nanoTime() + HOLD_WAIT.toNanos();
     while (true) {
@@ -77,7 +86,8 @@ final class WorkerProcess implements AutoCloseable {
                 + String.join("\n", outputSoFar()));
       }
       if (line.startsWith(CrashingWorker.HOLDING_LINE)) {
-        return held;
+        int through = line.indexOf(CrashingWorker.THROUGH) + CrashingWorker.THROUGH.length();
+        return new Holding(held, Integer.parseInt(line.substring(through)));
       }
       if (line.startsWith(CrashingWorker.JOB_LINE)) {
         String[] words = line.split(" ");

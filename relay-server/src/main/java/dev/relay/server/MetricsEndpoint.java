@@ -176,6 +176,13 @@ final class MetricsEndpoint implements AutoCloseable {
         .help("Commands waiting for the store's writer thread")
         .callback(cb -> cb.call(server.store().writerQueueDepth()))
         .register(registry);
+    GaugeWithCallback.builder()
+        .name("relay_postgres_clock_skew_seconds")
+        .help(
+            "This node's clock minus the PostgreSQL database's at the last check (start, then"
+                + " every lease-expiry pass); no sample on SQLite or with the check off")
+        .callback(cb -> server.store().clockSkew().ifPresent(skew -> cb.call(skew.toNanos() / 1e9)))
+        .register(registry);
     QueueGauges.register(registry, server.store());
   }
 

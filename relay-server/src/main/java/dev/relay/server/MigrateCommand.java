@@ -79,7 +79,10 @@ final class MigrateCommand implements Callable<Integer> {
         throw new IllegalArgumentException("migrate --to postgres needs --postgres-url");
       }
       sqlite = StoreConfig.builder(dataDir).build();
-      target = postgres.toConfig(PostgresConfig.READ_POOL_SIZE_DEFAULT);
+      // A copy judges no lease, so the node-only settings keep their defaults.
+      target =
+          postgres.toConfig(
+              PostgresConfig.READ_POOL_SIZE_DEFAULT, PostgresConfig.CLOCK_SKEW_MAX_DEFAULT);
       if (batchJobs < SqliteMigration.BATCH_JOBS_MIN
           || batchJobs > SqliteMigration.BATCH_JOBS_MAX) {
         throw new IllegalArgumentException(

@@ -56,12 +56,14 @@ final class PostgresOptions {
     return postgresUrl != null && !postgresUrl.isEmpty();
   }
 
-  PostgresConfig toConfig(int readPoolSize) {
+  /** The config with the settings only a server node has ({@code --postgres-pool-size}, ...). */
+  PostgresConfig toConfig(int readPoolSize, Duration clockSkewMax) {
     return new PostgresConfig(
         postgresUrl,
         postgresUser,
         Optional.ofNullable(postgresPasswordFile),
         readPoolSize,
-        postgresConnectTimeout);
+        postgresConnectTimeout,
+        clockSkewMax);
   }
 }

@@ -226,6 +226,18 @@ final class StoreOptions {
       })
   int postgresPoolSize;
 
+  @Option(
+      names = "--postgres-clock-skew-max",
+      converter = DurationConverter.class,
+      defaultValue = "${env:RELAY_POSTGRES_CLOCK_SKEW_MAX:-5s}",
+      description = {
+        "Furthest this node's clock may be from the database's clock_timestamp(): beyond it the"
+            + " node refuses to start, and later logs an ERROR. 0: no check.",
+        "0 or range [100ms, 10m]. Default: ${DEFAULT-VALUE}.",
+        "Env: RELAY_POSTGRES_CLOCK_SKEW_MAX."
+      })
+  Duration postgresClockSkewMax;
+
   /** The store backends {@code --store} chooses from. */
   enum StoreKind {
     SQLITE,
@@ -246,7 +258,7 @@ final class StoreOptions {
             "--backup-dir does not apply to --store postgres: back the database up with"
                 + " PostgreSQL's own tools (pg_dump, pg_basebackup)");
       }
-      builder.postgres(postgres.toConfig(postgresPoolSize));
+      builder.postgres(postgres.toConfig(postgresPoolSize, postgresClockSkewMax));
     } else if (postgres.hasUrl()) {
       throw new IllegalArgumentException("--postgres-url needs --store postgres");
     }

@@ -10,6 +10,9 @@ import dev.relay.protocol.Enqueued;
 import dev.relay.protocol.Leased;
 import dev.relay.protocol.LeasedJob;
 import dev.relay.protocol.Ok;
+import dev.relay.server.store.StoreConfig;
+import dev.relay.server.store.postgres.PostgresConfig;
+import dev.relay.server.store.postgres.TestPostgres;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,11 +20,18 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The Prometheus endpoint serves the STATS figures and the commit histograms. */
 class MetricsIT {
+  static final Pattern CLOCK_SKEW =
+      Pattern.compile("(?m)^relay_postgres_clock_skew_seconds (\\S+)$");
+
   @TempDir Path dir;
 
   @Test
@@ -72,6 +82,28 @@ class MetricsIT {
               "jvm_gc_collection_seconds_count",
               "jvm_buffer_pool_used_bytes{pool=\"direct\"}",
               "process_start_time_seconds");
+      assertThat(response.body()).as("no clock skew on SQLite").doesNotContainPattern(CLOCK_SKEW);
+    }
+  }
+
+  @Test
+  void a_postgres_node_shows_its_clock_skew_against_the_database() throws Exception {
+    Duration ahead = Duration.ofSeconds(2);
+    InstantSource aheadClock = () -> Instant.now().plus(ahead);
+    TestPostgres.Database db = TestPostgres.newDatabase();
+    ServerConfig config =
+        ServerConfig.defaults(dir)
+            .withMetricsListen(new InetSocketAddress("127.0.0.1", 0))
+            .withStore(
+                StoreConfig.builder(dir)
+                    .postgres(PostgresConfig.of(db.url(), TestPostgres.USER))
+                    .build());
+    try (RelayServer server = RelayServer.start(config, aheadClock)) {
+      Matcher skew = CLOCK_SKEW.matcher(scrape(server.metricsAddress().orElseThrow()).body());
+      assertThat(skew.find()).as("the clock skew gauge").isTrue();
+      // Measured at start against the database's clock (this machine's): ahead by 2 s less the
+      // time the query took, never more.
+      assertThat(Double.parseDouble(skew.group(1))).isBetween(1.0, 2.0);
     }
   }
 

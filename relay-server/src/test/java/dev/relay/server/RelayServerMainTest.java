@@ -2,6 +2,7 @@ package dev.relay.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.DurationText;
 import dev.relay.server.dashboard.DashboardConfig;
 import dev.relay.server.store.StoreConfig;
 import dev.relay.server.store.postgres.PostgresConfig;
@@ -11,6 +12,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -75,7 +77,8 @@ class RelayServerMainTest {
                 "--postgres-user", "worker",
                 "--postgres-password-file", password.toString(),
                 "--postgres-pool-size", "8",
-                "--postgres-connect-timeout", "2s")
+                "--postgres-connect-timeout", "2s",
+                "--postgres-clock-skew-max", "250ms")
             .store()
             .postgres()
             .orElseThrow();
@@ -84,6 +87,14 @@ class RelayServerMainTest {
     assertThat(postgres.passwordFile()).contains(password);
     assertThat(postgres.readPoolSize()).isEqualTo(8);
     assertThat(postgres.connectTimeout()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(postgres.clockSkewMax()).isEqualTo(Duration.ofMillis(250));
+    assertThat(
+            parse("--store", "postgres", "--postgres-url", "jdbc:postgresql://db.example/relay")
+                .store()
+                .postgres()
+                .orElseThrow()
+                .clockSkewMax())
+        .isEqualTo(PostgresConfig.CLOCK_SKEW_MAX_DEFAULT);
     assertThat(parse().store().postgres()).as("sqlite is the default").isEmpty();
   }
 
@@ -106,6 +117,34 @@ class RelayServerMainTest {
         .isEqualTo(2);
     assertThat(err.toString().strip())
         .isEqualTo("relay-server: postgresPoolSize must be in [1, 64], was 65");
+  }
+
+  @Test
+  void a_postgres_clock_skew_max_out_of_range_names_the_field_range_and_value() {
+    for (String outside : List.of("99ms", "601s")) {
+      err.getBuffer().setLength(0);
+      assertThat(
+              run(
+                  "--store", "postgres",
+                  "--postgres-url", "jdbc:postgresql://localhost/relay",
+                  "--postgres-clock-skew-max", outside))
+          .isEqualTo(2);
+      assertThat(err.toString().strip())
+          .isEqualTo(
+              "relay-server: postgresClockSkewMax must be 0 (no check) or in [100ms, 10m], was "
+                  + DurationText.parse(outside).toMillis()
+                  + "ms");
+    }
+    assertThat(
+            parse(
+                    "--store", "postgres",
+                    "--postgres-url", "jdbc:postgresql://localhost/relay",
+                    "--postgres-clock-skew-max", "0s")
+                .store()
+                .postgres()
+                .orElseThrow()
+                .clockSkewMax())
+        .isEqualTo(PostgresConfig.CLOCK_SKEW_CHECK_OFF);
   }
 
   @Test

@@ -189,6 +189,15 @@ public interface JobStore extends AutoCloseable {
   /** Commands waiting for the writer right now. */
   int writerQueueDepth();
 
+  /**
+   * How far this node's clock was from the database's at the last check, positive when the node is
+   * ahead; empty for a store with no clock of its own to compare with (SQLite: the node's clock is
+   * the only one).
+   */
+  default Optional<Duration> clockSkew() {
+    return Optional.empty();
+  }
+
   /** Counters of committed events since open. */
   StoreCounters counters();
 

@@ -28,10 +28,18 @@ enum Backend {
     JobStore open(StoreConfig config, TestClock clock) {
       TestPostgres.Database db =
           DATABASES.computeIfAbsent(config.dataDir(), dir -> TestPostgres.newDatabase());
-      return PostgresStore.open(
-          config, PostgresConfig.of(db.url(), TestPostgres.USER), clock, new SplittableRandom(42));
+      return PostgresStore.open(config, postgres(db), clock, new SplittableRandom(42));
     }
   };
+
+  /**
+   * The store's config for {@code db}, with the clock check off: the tests' clock is simulated (it
+   * starts in 2030 and jumps), far from the database's; {@code ClockSkewGuardTest} tests the check.
+   */
+  static PostgresConfig postgres(TestPostgres.Database db) {
+    return PostgresConfig.of(db.url(), TestPostgres.USER)
+        .withClockSkewMax(PostgresConfig.CLOCK_SKEW_CHECK_OFF);
+  }
 
   /** One database per data directory, so a test that reopens its store finds its jobs. */
   private static final Map<Path, TestPostgres.Database> DATABASES = new ConcurrentHashMap<>();

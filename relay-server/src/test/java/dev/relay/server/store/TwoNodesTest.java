@@ -10,7 +10,6 @@ import static dev.relay.server.store.TestStores.leaseOne;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.protocol.JobState;
-import dev.relay.server.store.postgres.PostgresConfig;
 import dev.relay.server.store.postgres.PostgresStore;
 import dev.relay.server.store.postgres.TestPostgres;
 import java.nio.file.Path;
@@ -59,8 +58,7 @@ class TwoNodesTest {
   }
 
   private JobStore node(StoreConfig config) {
-    return PostgresStore.open(
-        config, PostgresConfig.of(db.url(), TestPostgres.USER), clock, new SplittableRandom(42));
+    return PostgresStore.open(config, Backend.postgres(db), clock, new SplittableRandom(42));
   }
 
   @AfterEach

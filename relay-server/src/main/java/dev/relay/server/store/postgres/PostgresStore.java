@@ -83,6 +83,7 @@ public final class PostgresStore implements JobStore {
   private final Notifications notifications;
   private final StoreCounters counters = new StoreCounters();
   private final RecoveryReport recovery;
+  private final ClockSkewGuard clockSkew;
   private final Housekeeping housekeeping;
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -92,11 +93,13 @@ public final class PostgresStore implements JobStore {
       InstantSource clock,
       RandomGenerator jitter,
       Connections connections,
-      RecoveryReport recovery) {
+      RecoveryReport recovery,
+      ClockSkewGuard clockSkew) {
     this.config = config;
     this.clock = clock;
     this.connections = connections;
     this.recovery = recovery;
+    this.clockSkew = clockSkew;
     this.pool = pool(postgres, connections);
     this.readers =
         new ThreadPoolExecutor(
@@ -119,10 +122,12 @@ public final class PostgresStore implements JobStore {
   }
 
   /**
-   * Connects, migrates the schema (once, however many nodes start together) and starts the writer,
-   * the read pool and the listener. Unlike SQLite it ends no lease at open: other nodes may hold
-   * them, and expiry ends the ones nobody settles. Throws {@link StoreOpenException} when the
-   * database cannot be reached or is newer than this build.
+   * Connects, checks this node's clock against the database's, migrates the schema (once, however
+   * many nodes start together) and starts the writer, the read pool and the listener. Unlike SQLite
+   * it ends no lease at open: other nodes may hold them, and expiry ends the ones nobody settles.
+   * Throws {@link StoreOpenException} when the database cannot be reached or is newer than this
+   * build, or when {@code clock} is further from the database's than {@link
+   * PostgresConfig#clockSkewMax()} (then before writing anything).
    */
   public static PostgresStore open(
       StoreConfig config, PostgresConfig postgres, InstantSource clock) {
@@ -133,13 +138,16 @@ public final class PostgresStore implements JobStore {
   public static PostgresStore open(
       StoreConfig config, PostgresConfig postgres, InstantSource clock, RandomGenerator jitter) {
     Connections connections = new Connections(postgres);
+    ClockSkewGuard clockSkew =
+        new ClockSkewGuard(postgres.clockSkewMax(), clock, postgres.url(), System::nanoTime);
     try (Connection c = connections.open()) {
+      clockSkew.checkAtOpen(c);
       int found = PostgresSchema.migrate(c, postgres.url());
       RecoveryReport recovery = new RecoveryReport(found, PostgresReads.jobsByState(c), 0, 0);
       c.commit();
       log.debug(
           "opened {} (schema version {}, found {})", postgres.url(), PostgresSchema.VERSION, found);
-      return new PostgresStore(config, postgres, clock, jitter, connections, recovery);
+      return new PostgresStore(config, postgres, clock, jitter, connections, recovery, clockSkew);
     } catch (SQLException e) {
       throw new StoreOpenException("cannot open " + postgres.url() + ": " + e.getMessage(), e);
     }
@@ -380,10 +388,34 @@ public final class PostgresStore implements JobStore {
                 writer.depth()));
   }
 
+  /** Also checks this node's clock against the database's again: expiry is what it decides. */
   @Override
   public ExpiryResult expireLeases() {
-    return Batches.expiry(
-        () -> writer.await(writer.submit(tx -> PostgresLeaseExpiry.expire(tx, EXPIRE_BATCH_MAX))));
+    ExpiryResult expired =
+        Batches.expiry(
+            () ->
+                writer.await(
+                    writer.submit(tx -> PostgresLeaseExpiry.expire(tx, EXPIRE_BATCH_MAX))));
+    checkClockSkew();
+    return expired;
+  }
+
+  private void checkClockSkew() {
+    if (clockSkew.isOff()) {
+      return;
+    }
+    try (Connection c = pool.getConnection()) {
+      clockSkew.checkAgain(c);
+    } catch (SQLException e) {
+      // The database went away after the expiry pass; the next pass measures again.
+      log.debug("could not compare the clocks: {}", e.toString());
+    }
+  }
+
+  /** This node's clock minus the database's at the last check; empty when the check is off. */
+  @Override
+  public Optional<Duration> clockSkew() {
+    return clockSkew.lastSkew();
   }
 
   @Override

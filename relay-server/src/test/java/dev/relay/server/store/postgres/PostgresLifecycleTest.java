@@ -101,7 +101,8 @@ class PostgresLifecycleTest {
                         TestPostgres.USER,
                         java.util.Optional.empty(),
                         PostgresConfig.READ_POOL_SIZE_DEFAULT,
-                        Duration.ofSeconds(1)),
+                        Duration.ofSeconds(1),
+                        PostgresConfig.CLOCK_SKEW_MAX_DEFAULT),
                     InstantSource.system()));
     assertThat(refused).hasMessageContaining(url);
   }
