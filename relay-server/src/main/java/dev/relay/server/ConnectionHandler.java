@@ -264,7 +264,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       if (cause instanceof IOException) {
         log.debug("{} connection error: {}", ctx.channel().remoteAddress(), cause.toString());
       } else {
-        log.warn("{} closed after an unexpected error", ctx.channel().remoteAddress(), cause);
+        log.warn(
+            "{} closed after an unexpected error",
+            ctx.channel().remoteAddress(),
+            LogText.escapeFailure(cause));
       }
       closing = true;
       ctx.close();

@@ -14,6 +14,9 @@ public final class LogText {
   /** Characters of client text kept in one log value; the rest is counted, not shown. */
   public static final int CHARS_MAX = 256;
 
+  /** Causes of one failure copied for a log record; deeper ones are left out. */
+  static final int CAUSES_MAX = 8;
+
   private LogText() {}
 
   /**
@@ -35,6 +38,36 @@ public final class LogText {
       out.append("...(").append(text.length() - shown).append(" more)");
     }
     return out.toString();
+  }
+
+  /**
+   * A copy of {@code failure} to hand a logger instead of the original: each message in its cause
+   * chain (the first {@link #CAUSES_MAX}) {@linkplain #escape(String) escaped} behind its class
+   * name, each stack trace kept. An unexpected exception's message may quote what a client sent.
+   */
+  public static Throwable escapeFailure(Throwable failure) {
+    return copy(failure, CAUSES_MAX);
+  }
+
+  private static Throwable copy(Throwable failure, int causesLeft) {
+    Throwable cause = failure.getCause();
+    Throwable causeCopy =
+        cause != null && cause != failure && causesLeft > 0 ? copy(cause, causesLeft - 1) : null;
+    String name = failure.getClass().getName();
+    String message = failure.getMessage();
+    LoggedFailure copy =
+        new LoggedFailure(message == null ? name : name + ": " + escape(message), causeCopy);
+    copy.setStackTrace(failure.getStackTrace());
+    return copy;
+  }
+
+  /** The logged stand-in of a failure; its message starts with the original's class name. */
+  static final class LoggedFailure extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    LoggedFailure(String message, Throwable cause) {
+      super(message, cause, false, true);
+    }
   }
 
   private static void append(StringBuilder out, char c) {

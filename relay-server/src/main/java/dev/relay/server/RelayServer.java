@@ -95,7 +95,9 @@ public final class RelayServer implements AutoCloseable {
             1, new DefaultThreadFactory("relay-accept"), NioIoHandler.newFactory());
     EventLoopGroup workers =
         new MultiThreadIoEventLoopGroup(
-            0, new DefaultThreadFactory("relay-io"), NioIoHandler.newFactory());
+            config.limits().ioThreads(),
+            new DefaultThreadFactory("relay-io"),
+            NioIoHandler.newFactory());
     ChannelGroup channels =
         new DefaultChannelGroup("relay-connections", GlobalEventExecutor.INSTANCE);
     MetricsEndpoint metrics = null;

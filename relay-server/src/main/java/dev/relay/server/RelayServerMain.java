@@ -144,7 +144,8 @@ public final class RelayServerMain implements Callable<Integer> {
             options.waitMax,
             options.writeBufferLowBytes,
             options.writeBufferHighBytes,
-            options.receiveBufferBytes);
+            options.receiveBufferBytes,
+            options.ioThreads != null ? options.ioThreads : ServerLimits.ioThreadsDefault());
     Optional<TlsFiles> tls = Optional.empty();
     if (options.tlsCert != null || options.tlsKey != null) {
       if (options.tlsCert == null || options.tlsKey == null) {

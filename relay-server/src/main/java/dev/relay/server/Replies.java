@@ -71,7 +71,7 @@ final class Replies {
     }
     OutOfMemory.escalateIfHeap(cause);
     // Anything else escaping the store is a bug: say so loudly once, answer retryably.
-    log.error("store call failed unexpectedly", cause);
+    log.error("store call failed unexpectedly", LogText.escapeFailure(cause));
     return error(ErrorCode.INTERNAL, "internal error: " + cause.getClass().getSimpleName());
   }
 

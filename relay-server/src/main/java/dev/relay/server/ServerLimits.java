@@ -33,6 +33,7 @@ import java.time.Duration;
  * @param writeBufferLowBytes pending outbound bytes under which a paused connection reads again
  * @param writeBufferHighBytes pending outbound bytes over which the server stops reading
  * @param receiveBufferBytes largest buffer one socket read fills
+ * @param ioThreads event-loop threads serving the connections (each connection stays on one)
  */
 public record ServerLimits(
     int connectionsMax,
@@ -50,7 +51,8 @@ public record ServerLimits(
     Duration waitMax,
     int writeBufferLowBytes,
     int writeBufferHighBytes,
-    int receiveBufferBytes) {
+    int receiveBufferBytes,
+    int ioThreads) {
 
   public static final int CONNECTIONS_MAX_DEFAULT = 1024;
   public static final int CONNECTIONS_MAX_MIN = 1;
@@ -131,6 +133,18 @@ public record ServerLimits(
   public static final int RECEIVE_BUFFER_BYTES_MIN = 4 * 1024;
   public static final int RECEIVE_BUFFER_BYTES_MAX = 16 * 1024 * 1024;
 
+  public static final int IO_THREADS_MIN = 1;
+  public static final int IO_THREADS_MAX = 256;
+
+  /**
+   * One event loop per core the writer leaves: the loops never block and the writer thread keeps
+   * one core busy, so more loops than that only add context switches (Netty's own default is two
+   * per core). Measured in docs/benchmarks.md ("the server's event loops").
+   */
+  public static int ioThreadsDefault() {
+    return Math.max(IO_THREADS_MIN, Runtime.getRuntime().availableProcessors() - 1);
+  }
+
   /** Validates every field; see the constants for each range. */
   public ServerLimits {
     Ranges.inRange("connectionsMax", connectionsMax, CONNECTIONS_MAX_MIN, CONNECTIONS_MAX_MAX);
@@ -201,6 +215,7 @@ public record ServerLimits(
         receiveBufferBytes,
         RECEIVE_BUFFER_BYTES_MIN,
         RECEIVE_BUFFER_BYTES_MAX);
+    Ranges.inRange("ioThreads", ioThreads, IO_THREADS_MIN, IO_THREADS_MAX);
   }
 
   /** Every limit at its default. */
@@ -232,6 +247,7 @@ public record ServerLimits(
     b.writeBufferLowBytes = writeBufferLowBytes;
     b.writeBufferHighBytes = writeBufferHighBytes;
     b.receiveBufferBytes = receiveBufferBytes;
+    b.ioThreads = ioThreads;
     return b;
   }
 
@@ -253,6 +269,7 @@ public record ServerLimits(
     private int writeBufferLowBytes = WRITE_BUFFER_LOW_BYTES_DEFAULT;
     private int writeBufferHighBytes = WRITE_BUFFER_HIGH_BYTES_DEFAULT;
     private int receiveBufferBytes = RECEIVE_BUFFER_BYTES_DEFAULT;
+    private int ioThreads = ioThreadsDefault();
 
     private Builder() {}
 
@@ -336,6 +353,11 @@ public record ServerLimits(
       return this;
     }
 
+    public Builder ioThreads(int value) {
+      this.ioThreads = value;
+      return this;
+    }
+
     public ServerLimits build() {
       return new ServerLimits(
           connectionsMax,
@@ -353,7 +375,8 @@ public record ServerLimits(
           waitMax,
           writeBufferLowBytes,
           writeBufferHighBytes,
-          receiveBufferBytes);
+          receiveBufferBytes,
+          ioThreads);
     }
   }
 }

@@ -211,6 +211,16 @@ final class ServerOptions {
   int receiveBufferBytes;
 
   @Option(
+      names = "--io-threads",
+      defaultValue = "${env:RELAY_IO_THREADS}",
+      description = {
+        "Event-loop threads serving the connections.",
+        "Range [1, 256]. Default: the machine's cores minus one (the writer's), at least 1.",
+        "Env: RELAY_IO_THREADS."
+      })
+  Integer ioThreads;
+
+  @Option(
       names = "--auth-token-file",
       defaultValue = "${env:RELAY_AUTH_TOKEN_FILE}",
       description = {

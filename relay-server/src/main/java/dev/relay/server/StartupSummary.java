@@ -23,7 +23,7 @@ final class StartupSummary {
           + "leases from before the restart: {} made ready, {} dead; limits: connectionsMax={} "
           + "handshakeConnectionsMax={} connectionsPerAddressMax={} inFlightRequestsMax={}"
           + " payloadBytesMax={} frameBytesMax={} jobsPerLeaseMax={} "
-          + "jobsPerBatchMax={} parkedPollsMax={} handshakeTimeout={} idleTimeout={} "
+          + "jobsPerBatchMax={} parkedPollsMax={} ioThreads={} handshakeTimeout={} idleTimeout={} "
           + "frameReadTimeout={} waitMax={} leaseDuration=[{}, {}] writerQueueCapacity={} "
           + "commitMode={} dbPagesMax={}";
 
@@ -61,6 +61,7 @@ final class StartupSummary {
       {"jobsPerLeaseMax", l.jobsPerLeaseMax()},
       {"jobsPerBatchMax", l.jobsPerBatchMax()},
       {"parkedPollsMax", l.parkedPollsMax()},
+      {"ioThreads", l.ioThreads()},
       {"handshakeTimeout", DurationText.format(l.handshakeTimeout())},
       {"idleTimeout", DurationText.format(l.idleTimeout())},
       {"frameReadTimeout", DurationText.format(l.frameReadTimeout())},

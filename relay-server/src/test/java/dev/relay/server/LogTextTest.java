@@ -51,4 +51,36 @@ class LogTextTest {
   void null_is_shown_as_null() {
     assertThat(LogText.escape(null)).isEqualTo("null");
   }
+
+  @Test
+  void a_failure_is_copied_with_every_message_escaped_and_its_stack_kept() {
+    IllegalStateException cause = new IllegalStateException("queue 'a\r\nFAKE RECORD'");
+    RuntimeException failure = new RuntimeException("wrapped\nline", cause);
+
+    Throwable logged = LogText.escapeFailure(failure);
+
+    assertThat(logged.getMessage()).isEqualTo("java.lang.RuntimeException: wrapped\\nline");
+    assertThat(logged.getStackTrace()).isEqualTo(failure.getStackTrace());
+    assertThat(logged.getCause().getMessage())
+        .isEqualTo("java.lang.IllegalStateException: queue 'a\\r\\nFAKE RECORD'");
+    assertThat(logged.getCause().getStackTrace()).isEqualTo(cause.getStackTrace());
+    assertThat(logged.getCause().getCause()).isNull();
+  }
+
+  @Test
+  void a_failure_without_a_message_shows_its_class_and_a_long_cause_chain_is_cut() {
+    Throwable chain = new IllegalStateException();
+    for (int i = 0; i < LogText.CAUSES_MAX + 5; i++) {
+      chain = new RuntimeException("level " + i, chain);
+    }
+
+    Throwable logged = LogText.escapeFailure(new IllegalStateException());
+    assertThat(logged.getMessage()).isEqualTo("java.lang.IllegalStateException");
+
+    int depth = 0;
+    for (Throwable t = LogText.escapeFailure(chain); t != null; t = t.getCause()) {
+      depth++;
+    }
+    assertThat(depth).isEqualTo(LogText.CAUSES_MAX + 1);
+  }
 }

@@ -55,7 +55,8 @@ class RelayServerMainTest {
             "--macos-fsync", "plain",
             "--lease-duration-max", "2h",
             "--db-pages-max", "1000",
-            "--expiry-interval", "1h");
+            "--expiry-interval", "1h",
+            "--io-threads", "3");
     assertThat(config.listen().getPort()).isZero();
     assertThat(config.limits().connectionsMax()).isEqualTo(5);
     assertThat(config.limits().waitMax()).hasMillis(500);
@@ -64,6 +65,14 @@ class RelayServerMainTest {
     assertThat(config.store().leaseDurationMax()).hasHours(2);
     assertThat(config.store().dbPagesMax()).isEqualTo(1000);
     assertThat(config.store().expiryInterval()).hasHours(1);
+    assertThat(config.limits().ioThreads()).isEqualTo(3);
+  }
+
+  @Test
+  void io_threads_out_of_range_is_one_line_naming_field_range_and_value() {
+    assertThat(run("--io-threads", "0", "--data-dir", "unused")).isEqualTo(2);
+    assertThat(err.toString().strip())
+        .isEqualTo("relay-server: ioThreads must be in [1, 256], was 0");
   }
 
   @Test

@@ -20,6 +20,18 @@ class ServerLimitsTest {
     assertThat(limits.idleTimeout()).isEqualTo(Duration.ofMinutes(5));
     assertThat(limits.frameReadTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(limits.waitMax()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(limits.ioThreads())
+        .isEqualTo(Math.max(1, Runtime.getRuntime().availableProcessors() - 1));
+  }
+
+  @Test
+  void io_threads_bounds_are_accepted_and_one_past_is_rejected() {
+    assertThat(ServerLimits.builder().ioThreads(1).build().ioThreads()).isEqualTo(1);
+    assertThat(ServerLimits.builder().ioThreads(256).build().ioThreads()).isEqualTo(256);
+    assertThatThrownBy(() -> ServerLimits.builder().ioThreads(0).build())
+        .hasMessage("ioThreads must be in [1, 256], was 0");
+    assertThatThrownBy(() -> ServerLimits.builder().ioThreads(257).build())
+        .hasMessage("ioThreads must be in [1, 256], was 257");
   }
 
   @Test
@@ -113,7 +125,8 @@ class ServerLimitsTest {
 
   @Test
   void to_builder_copies_every_value() {
-    ServerLimits limits = ServerLimits.builder().parkedPollsMax(7).jobsPerLeaseMax(3).build();
+    ServerLimits limits =
+        ServerLimits.builder().parkedPollsMax(7).jobsPerLeaseMax(3).ioThreads(5).build();
     assertThat(limits.toBuilder().build()).isEqualTo(limits);
   }
 }
