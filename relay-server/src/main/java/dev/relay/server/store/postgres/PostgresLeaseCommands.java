@@ -3,6 +3,7 @@ package dev.relay.server.store.postgres;
 import dev.relay.protocol.FencingToken;
 import dev.relay.server.store.FailureTexts;
 import dev.relay.server.store.Fenced;
+import dev.relay.server.store.Invariants;
 import dev.relay.server.store.LeaseRow;
 import dev.relay.server.store.LeaseVerdict;
 import dev.relay.server.store.Outcome;
@@ -16,22 +17,30 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * Ack, nack, release and renew, through any node: the job's row is read {@code FOR UPDATE}, so the
- * decision ({@link LeaseVerdict}, as in SQLite) is taken on the row as it stands while no other
- * node can change it, then one fenced UPDATE on id, state and token. A lease is valid up to the
- * millisecond before its expiry, by this node's store clock.
+ * Ack, nack, release and renew, through any node. ACK, RELEASE and RENEW are one fenced {@code
+ * UPDATE ... WHERE id = ? AND state = leased AND fencing_token = ? AND lease_expires_at_ms > now
+ * RETURNING}: PostgreSQL checks the lease on the row as it stands, waiting for a node that holds
+ * it. Only when that touches no row is the row read, to tell the refusal ({@link LeaseVerdict}, as
+ * in SQLite). NACK reads the row {@code FOR UPDATE} first, because its retry plan depends on the
+ * attempts, then runs one fenced UPDATE. A lease is valid up to the millisecond before its expiry,
+ * by this node's store clock. None refuses after writing, so none needs a savepoint.
  */
 final class PostgresLeaseCommands {
   private static final String READ =
       "SELECT queue, state, fencing_token, lease_expires_at_ms, attempts, max_attempts,"
-          + " leased_at_ms FROM jobs WHERE id = ? FOR UPDATE";
+          + " leased_at_ms FROM jobs WHERE id = ?";
   private static final String FENCE =
       " WHERE id = ? AND state = " + PostgresSchema.LEASED + " AND fencing_token = ?";
+
+  /** The fence of the single-statement commands: also the lease's expiry, by the bound now. */
+  private static final String FENCE_UNEXPIRED =
+      FENCE + " AND lease_expires_at_ms > ? RETURNING queue, leased_at_ms";
+
   private static final String ACK =
       "UPDATE jobs SET state = "
           + PostgresSchema.DONE
           + ", finished_at_ms = ?, lease_expires_at_ms = NULL"
-          + FENCE;
+          + FENCE_UNEXPIRED;
   private static final String NACK_RETRY =
       "UPDATE jobs SET state = "
           + PostgresSchema.READY
@@ -50,101 +59,124 @@ final class PostgresLeaseCommands {
           + PostgresSchema.READY
           + ", available_at_ms = ?, attempts = attempts - 1,"
           + " fencing_token = NULL, lease_expires_at_ms = NULL"
-          + FENCE;
-  private static final String RENEW = "UPDATE jobs SET lease_expires_at_ms = ?" + FENCE;
+          + FENCE_UNEXPIRED;
+  private static final String RENEW = "UPDATE jobs SET lease_expires_at_ms = ?" + FENCE_UNEXPIRED;
+
+  /** What a single-statement command's UPDATE returned: the job's queue and lease start. */
+  private record Settled(String queue, long leasedAtMillis) {}
 
   private PostgresLeaseCommands() {}
 
   static PostgresCommand<Outcome> ack(long jobId, FencingToken token) {
-    return tx -> {
-      LeaseRow lease = read(tx, jobId);
-      Outcome verdict = LeaseVerdict.decide(lease, token, tx.now());
-      if (verdict != Outcome.OK) {
-        return verdict;
-      }
-      PreparedStatement s = tx.statement(ACK);
-      s.setLong(1, tx.now());
-      bindFence(s, 2, jobId, token);
-      if (!Fenced.apply(s, jobId, "ack")) {
-        return Outcome.STALE_TOKEN;
-      }
-      if (lease.leasedAtMillis() != LeaseRow.LEASED_AT_UNKNOWN) {
-        tx.ran(lease.queue(), Math.max(0, tx.now() - lease.leasedAtMillis()));
-      }
-      tx.event(lease.queue(), StoreCounters.Event.ACKED);
-      return Outcome.OK;
-    };
+    return PostgresCommand.refusingBeforeWriting(
+        tx -> {
+          Settled settled = settle(tx, ACK, tx.now(), jobId, token, "ack");
+          if (settled == null) {
+            return refusal(tx, jobId, token);
+          }
+          if (settled.leasedAtMillis() != LeaseRow.LEASED_AT_UNKNOWN) {
+            tx.ran(settled.queue(), Math.max(0, tx.now() - settled.leasedAtMillis()));
+          }
+          tx.event(settled.queue(), StoreCounters.Event.ACKED);
+          return Outcome.OK;
+        });
   }
 
   static PostgresCommand<Outcome> nack(
       long jobId, FencingToken token, String errorText, Duration retryDelayOrNull) {
-    return tx -> {
-      LeaseRow lease = read(tx, jobId);
-      Outcome verdict = LeaseVerdict.decide(lease, token, tx.now());
-      if (verdict != Outcome.OK) {
-        return verdict;
-      }
-      long now = tx.now();
-      RetryPlan plan =
-          RetryPlan.afterNack(lease.attempts(), lease.attemptsMax(), retryDelayOrNull, tx.backoff);
-      PreparedStatement s = tx.statement(plan.dead() ? NACK_DEAD : NACK_RETRY);
-      s.setLong(1, plan.atMillis(now));
-      s.setString(2, errorText);
-      bindFence(s, 3, jobId, token);
-      if (!Fenced.apply(s, jobId, "nack")) {
-        return Outcome.STALE_TOKEN;
-      }
-      tx.event(lease.queue(), StoreCounters.Event.NACKED);
-      if (plan.dead()) {
-        tx.event(lease.queue(), StoreCounters.Event.DEAD);
-      } else {
-        tx.availableAt(lease.queue(), plan.atMillis(now));
-      }
-      return Outcome.OK;
-    };
+    return PostgresCommand.refusingBeforeWriting(
+        tx -> {
+          LeaseRow lease = read(tx, jobId, READ + " FOR UPDATE");
+          Outcome verdict = LeaseVerdict.decide(lease, token, tx.now());
+          if (verdict != Outcome.OK) {
+            return verdict;
+          }
+          long now = tx.now();
+          RetryPlan plan =
+              RetryPlan.afterNack(
+                  lease.attempts(), lease.attemptsMax(), retryDelayOrNull, tx.backoff);
+          PreparedStatement s = tx.statement(plan.dead() ? NACK_DEAD : NACK_RETRY);
+          s.setLong(1, plan.atMillis(now));
+          s.setString(2, errorText);
+          s.setLong(3, jobId);
+          s.setBytes(4, token.toBytes());
+          if (!Fenced.apply(s, jobId, "nack")) {
+            return Outcome.STALE_TOKEN;
+          }
+          tx.event(lease.queue(), StoreCounters.Event.NACKED);
+          if (plan.dead()) {
+            tx.event(lease.queue(), StoreCounters.Event.DEAD);
+          } else {
+            tx.availableAt(lease.queue(), plan.atMillis(now));
+          }
+          return Outcome.OK;
+        });
   }
 
   static PostgresCommand<Outcome> release(long jobId, FencingToken token) {
-    return tx -> {
-      LeaseRow lease = read(tx, jobId);
-      Outcome verdict = LeaseVerdict.decide(lease, token, tx.now());
-      if (verdict != Outcome.OK) {
-        return verdict;
-      }
-      PreparedStatement s = tx.statement(RELEASE);
-      s.setLong(1, tx.now());
-      bindFence(s, 2, jobId, token);
-      if (!Fenced.apply(s, jobId, "release")) {
-        return Outcome.STALE_TOKEN;
-      }
-      tx.available(lease.queue());
-      tx.event(lease.queue(), StoreCounters.Event.RELEASED);
-      return Outcome.OK;
-    };
+    return PostgresCommand.refusingBeforeWriting(
+        tx -> {
+          Settled settled = settle(tx, RELEASE, tx.now(), jobId, token, "release");
+          if (settled == null) {
+            return refusal(tx, jobId, token);
+          }
+          tx.available(settled.queue());
+          tx.event(settled.queue(), StoreCounters.Event.RELEASED);
+          return Outcome.OK;
+        });
   }
 
   static PostgresCommand<RenewResult> renew(
       long jobId, FencingToken token, Duration leaseDuration) {
-    return tx -> {
-      LeaseRow lease = read(tx, jobId);
-      Outcome verdict = LeaseVerdict.decide(lease, token, tx.now());
-      if (verdict != Outcome.OK) {
-        return new RenewResult(verdict, null);
-      }
-      long expiresAt = tx.now() + leaseDuration.toMillis();
-      PreparedStatement s = tx.statement(RENEW);
-      s.setLong(1, expiresAt);
-      bindFence(s, 2, jobId, token);
-      if (!Fenced.apply(s, jobId, "renew")) {
-        return new RenewResult(Outcome.STALE_TOKEN, null);
-      }
-      tx.event(lease.queue(), StoreCounters.Event.RENEWED);
-      return new RenewResult(Outcome.OK, Instant.ofEpochMilli(expiresAt));
-    };
+    return PostgresCommand.refusingBeforeWriting(
+        tx -> {
+          long expiresAt = tx.now() + leaseDuration.toMillis();
+          Settled settled = settle(tx, RENEW, expiresAt, jobId, token, "renew");
+          if (settled == null) {
+            return new RenewResult(refusal(tx, jobId, token), null);
+          }
+          tx.event(settled.queue(), StoreCounters.Event.RENEWED);
+          return new RenewResult(Outcome.OK, Instant.ofEpochMilli(expiresAt));
+        });
   }
 
-  private static LeaseRow read(Transaction tx, long jobId) throws SQLException {
-    PreparedStatement s = tx.statement(READ);
+  /**
+   * Runs {@code sql} (its one SET parameter {@code value}, then the fence bound to the lease and
+   * now); answers the settled row, or {@code null} when the fence matched no row.
+   */
+  private static Settled settle(
+      Transaction tx, String sql, long value, long jobId, FencingToken token, String what)
+      throws SQLException {
+    PreparedStatement s = tx.statement(sql);
+    s.setLong(1, value);
+    s.setLong(2, jobId);
+    s.setBytes(3, token.toBytes());
+    s.setLong(4, tx.now());
+    try (ResultSet r = s.executeQuery()) {
+      if (!r.next()) {
+        return null;
+      }
+      long leasedAt = r.getLong(2);
+      Settled settled =
+          new Settled(r.getString(1), r.wasNull() ? LeaseRow.LEASED_AT_UNKNOWN : leasedAt);
+      Invariants.check(!r.next(), "%s of job %d changed more than one row", what, jobId);
+      return settled;
+    }
+  }
+
+  /**
+   * Why the fence matched no row, from the row as it stands now. A verdict of OK would mean the row
+   * changed back under us, which a fresh random token rules out; it answers STALE_TOKEN, as a
+   * fenced UPDATE that lost a race does.
+   */
+  private static Outcome refusal(Transaction tx, long jobId, FencingToken token)
+      throws SQLException {
+    Outcome verdict = LeaseVerdict.decide(read(tx, jobId, READ), token, tx.now());
+    return verdict == Outcome.OK ? Outcome.STALE_TOKEN : verdict;
+  }
+
+  private static LeaseRow read(Transaction tx, long jobId, String sql) throws SQLException {
+    PreparedStatement s = tx.statement(sql);
     s.setLong(1, jobId);
     try (ResultSet r = s.executeQuery()) {
       if (!r.next()) {
@@ -163,11 +195,5 @@ final class PostgresLeaseCommands {
           r.getInt(6),
           leasedAt);
     }
-  }
-
-  private static void bindFence(PreparedStatement s, int first, long jobId, FencingToken token)
-      throws SQLException {
-    s.setLong(first, jobId);
-    s.setBytes(first + 1, token.toBytes());
   }
 }

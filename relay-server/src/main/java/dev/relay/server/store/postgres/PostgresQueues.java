@@ -5,8 +5,6 @@ import dev.relay.server.store.QueueCaps;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 
 /**
@@ -20,7 +18,6 @@ final class PostgresQueues {
   private static final String INSERT =
       "INSERT INTO queues (name, paused) VALUES (?, ?) ON CONFLICT (name) DO NOTHING";
   private static final String SET_PAUSED = "UPDATE queues SET paused = ? WHERE name = ?";
-  private static final String PAUSED_OF = "SELECT name FROM queues WHERE paused AND name = ANY (?)";
   private static final String DELETE = "DELETE FROM queues WHERE name = ?";
 
   /**
@@ -89,19 +86,6 @@ final class PostgresQueues {
   /** The paused flag, or {@code null} when the queue has no row. */
   static Boolean paused(Transaction tx, String queue) throws SQLException {
     return read(tx, READ, queue);
-  }
-
-  /** The queues among {@code queues} that are paused right now. */
-  static List<String> pausedAmong(Transaction tx, List<String> queues) throws SQLException {
-    PreparedStatement s = tx.statement(PAUSED_OF);
-    s.setArray(1, tx.connection().createArrayOf("text", queues.toArray()));
-    List<String> paused = new ArrayList<>();
-    try (ResultSet r = s.executeQuery()) {
-      while (r.next()) {
-        paused.add(r.getString(1));
-      }
-    }
-    return paused;
   }
 
   static void setPaused(Transaction tx, String queue, boolean paused) throws SQLException {

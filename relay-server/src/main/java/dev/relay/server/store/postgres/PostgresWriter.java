@@ -28,9 +28,16 @@ import org.slf4j.LoggerFactory;
 /**
  * The one thread of this node that writes, with its own connection: group commit as in SQLite's
  * writer. It takes one command, drains what else waits (up to {@code batchCommandsMax}), runs them
- * in one transaction, each in a savepoint, sends one NOTIFY per queue that gained an available job
- * inside that transaction, and completes the futures only after COMMIT returned (synchronous_commit
- * is on, so a COMMIT that returned is durable on the primary).
+ * in one transaction, sends the NOTIFYs for the queues that gained an available job inside that
+ * transaction (one statement), and completes the futures only after COMMIT returned
+ * (synchronous_commit is on, so a COMMIT that returned is durable on the primary).
+ *
+ * <p>Savepoints: a command that can be refused after it wrote runs in a savepoint; the others (ACK,
+ * LEASE, ...: {@link PostgresCommand#needsSavepoint()}) run bare, which saves two round trips each.
+ * An unexpected PostgreSQL error in a bare command aborts the whole transaction (PostgreSQL refuses
+ * every later statement), so the writer rolls the batch back and runs it again with every command
+ * in a savepoint: the failing command then fails alone, exactly as if it had had one from the
+ * start, and nothing of the first run reached the database or the replies.
  *
  * <p>Failures: a command's {@link StoreException} rolls back its savepoint only; a lost database
  * fails the batch with a retryable STORE_UNAVAILABLE and the next batch reconnects; a broken
@@ -44,7 +51,8 @@ final class PostgresWriter {
   static final String CHANNEL = "relay_available";
 
   private static final Logger log = LoggerFactory.getLogger(PostgresWriter.class);
-  private static final String NOTIFY = "SELECT pg_notify('" + CHANNEL + "', ?)";
+  private static final String NOTIFY =
+      "SELECT pg_notify('" + CHANNEL + "', payload) FROM unnest(?::text[]) AS n(payload)";
 
   private enum Status {
     RUNNING,
@@ -180,18 +188,19 @@ final class PostgresWriter {
       return true;
     }
     long start = System.nanoTime();
-    tx.batchStarted();
-    int succeeded = 0;
+    int succeeded;
     try {
       if (connection == null) {
         connection = connections.open();
         tx.useConnection(connection);
         backendPid = connection.unwrap(PGConnection.class).getBackendPID();
       }
-      lockQueues(batch);
-      for (Task<?> task : batch) {
-        succeeded += runInSavepoint(task) ? 1 : 0;
+      if (!runCommands(batch, false)) {
+        connection.rollback();
+        Invariants.check(
+            runCommands(batch, true), "a batch aborted with every command in a savepoint");
       }
+      succeeded = (int) batch.stream().filter(t -> t.failure == null).count();
       notifyOtherNodes();
       connection.commit();
     } catch (SQLException e) {
@@ -222,14 +231,53 @@ final class PostgresWriter {
     }
   }
 
-  private <T> boolean runInSavepoint(Task<T> task) throws SQLException {
+  /**
+   * Runs the batch's commands in a fresh transaction state; answers false when a bare command's
+   * unexpected error aborted the transaction, which the caller must then roll back.
+   */
+  private boolean runCommands(List<Task<?>> batch, boolean everyInSavepoint) throws SQLException {
+    tx.batchStarted();
+    lockQueues(batch);
+    for (Task<?> task : batch) {
+      task.result = null;
+      task.failure = null;
+      if (everyInSavepoint || task.command.needsSavepoint()) {
+        runInSavepoint(task);
+      } else if (!runBare(task)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Answers false when an unexpected error aborted the transaction. */
+  private <T> boolean runBare(Task<T> task) throws SQLException {
+    tx.commandStarted();
+    try {
+      task.result = task.command.execute(tx);
+      tx.commandSucceeded();
+      return true;
+    } catch (StoreException e) {
+      task.failure = e; // thrown before the command wrote anything (needsSavepoint)
+      tx.commandFailed();
+      return true;
+    } catch (SQLException e) {
+      if (Connections.isUnavailable(e)) {
+        throw e;
+      }
+      log.warn("a batch runs again with a savepoint per command after: {}", e.toString());
+      return false;
+    }
+  }
+
+  private <T> void runInSavepoint(Task<T> task) throws SQLException {
     Savepoint savepoint = connection.setSavepoint();
     tx.commandStarted();
     try {
       task.result = task.command.execute(tx);
       connection.releaseSavepoint(savepoint);
       tx.commandSucceeded();
-      return true;
+      return;
     } catch (StoreException e) {
       task.failure = e;
     } catch (SQLException e) {
@@ -244,20 +292,23 @@ final class PostgresWriter {
     connection.rollback(savepoint);
     connection.releaseSavepoint(savepoint);
     tx.commandFailed();
-    return false;
   }
 
   /** NOTIFY inside the transaction: delivered to every listener at COMMIT, never before. */
   private void notifyOtherNodes() throws SQLException {
-    PreparedStatement s = tx.statement(NOTIFY);
+    List<String> payloads = new ArrayList<>();
     for (String q : tx.batch.available) {
-      s.setString(1, "0 " + q);
-      s.executeQuery().close();
+      payloads.add("0 " + q);
     }
     for (Map.Entry<String, Long> e : tx.batch.scheduled.entrySet()) {
-      s.setString(1, e.getValue() + " " + e.getKey());
-      s.executeQuery().close();
+      payloads.add(e.getValue() + " " + e.getKey());
     }
+    if (payloads.isEmpty()) {
+      return;
+    }
+    PreparedStatement s = tx.statement(NOTIFY);
+    s.setArray(1, connection.createArrayOf("text", payloads.toArray()));
+    s.executeQuery().close();
   }
 
   private void publish(List<Task<?>> batch, int succeeded, long commitNanos) {

@@ -127,26 +127,47 @@ class PostgresWriterTest {
   @Test
   void a_failing_command_in_a_batch_does_not_undo_the_others() throws Exception {
     open(config());
-    Gate gate = new Gate();
-    CompletableFuture<EnqueueResult> before = store.enqueue(job("before"));
-    CompletableFuture<Object> failing =
-        store.submitWrite(
+    PostgresCommand<Object> refusedAfterWriting =
+        tx -> {
+          tx.statement("DELETE FROM jobs").executeUpdate();
+          throw new StoreException(StoreError.INVALID_STATE, "refused after a write");
+        };
+    assertThat(failsAloneInItsBatch(refusedAfterWriting)).isEqualTo(StoreError.INVALID_STATE);
+  }
+
+  @Test
+  void an_error_in_a_command_without_savepoint_fails_that_command_alone() throws Exception {
+    open(config());
+    PostgresCommand<Object> abortsTheTransaction =
+        PostgresCommand.refusingBeforeWriting(
             tx -> {
               tx.statement("DELETE FROM jobs").executeUpdate();
-              throw new StoreException(StoreError.INVALID_STATE, "refused after a write");
+              tx.statement("SELECT 1 / 0").executeQuery().close();
+              return null;
             });
+    assertThat(failsAloneInItsBatch(abortsTheTransaction)).isEqualTo(StoreError.INTERNAL);
+  }
+
+  /**
+   * Runs {@code failing} between two enqueues in one batch, checks that both enqueues committed,
+   * and answers the code {@code failing} was refused with.
+   */
+  private StoreError failsAloneInItsBatch(PostgresCommand<Object> failing) throws Exception {
+    Gate gate = new Gate();
+    CompletableFuture<EnqueueResult> before = store.enqueue(job("before"));
+    CompletableFuture<Object> failed = store.submitWrite(failing);
     CompletableFuture<EnqueueResult> after = store.enqueue(job("after"));
     gate.open();
     long first = before.get(WAIT_SECONDS, TimeUnit.SECONDS).jobId();
     long second = after.get(WAIT_SECONDS, TimeUnit.SECONDS).jobId();
     ExecutionException refused =
         org.assertj.core.api.Assertions.catchThrowableOfType(
-            ExecutionException.class, () -> failing.get(WAIT_SECONDS, TimeUnit.SECONDS));
-    assertThat(((StoreException) refused.getCause()).code()).isEqualTo(StoreError.INVALID_STATE);
+            ExecutionException.class, () -> failed.get(WAIT_SECONDS, TimeUnit.SECONDS));
     try (Connection c = db.connect()) {
       assertThat(rowExists(c, first)).isTrue();
       assertThat(rowExists(c, second)).isTrue();
     }
+    return ((StoreException) refused.getCause()).code();
   }
 
   @Test
