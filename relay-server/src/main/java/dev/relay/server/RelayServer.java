@@ -113,6 +113,8 @@ public final class RelayServer implements AutoCloseable {
             "dashboard on {}://{}",
             ssl == null ? "http" : "https",
             HostPort.format(dashboard.address()));
+        StartupSummary.cleartextDashboardWarning(dashboard.address(), ssl != null)
+            .ifPresent(log::warn);
       }
       RelayServer relay =
           new RelayServer(server, acceptors, workers, channels, listener, metrics, dashboard);

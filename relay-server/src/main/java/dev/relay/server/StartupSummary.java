@@ -110,6 +110,22 @@ final class StartupSummary {
             + " can reach it reads queue names and job counts");
   }
 
+  /**
+   * The warning for a dashboard that hosts other than this one can reach over plain HTTP: the admin
+   * token typed at its login, and the session cookie after it, cross the network readable.
+   */
+  static Optional<String> cleartextDashboardWarning(InetSocketAddress dashboardBound, boolean tls) {
+    if (tls || dashboardBound.getAddress().isLoopbackAddress()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "dashboard on non-loopback address "
+            + HostPort.format(dashboardBound)
+            + " without TLS: the admin token typed at its login and its session cookie cross the"
+            + " network in clear text; give the server --tls-cert and --tls-key, or keep the"
+            + " dashboard on 127.0.0.1 behind an SSH tunnel or a TLS proxy");
+  }
+
   /** The warning for a bind that hosts other than this one can reach, when no token guards it. */
   static Optional<String> openBindWarning(InetSocketAddress bound, boolean authRequired) {
     if (bound.getAddress().isLoopbackAddress() || authRequired) {

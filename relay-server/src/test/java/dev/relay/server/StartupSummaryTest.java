@@ -35,6 +35,25 @@ class StartupSummaryTest {
         .ifPresent(w -> assertThat(w).contains(HostPort.format(bound), "--auth-token-file"));
   }
 
+  @ParameterizedTest(name = "{0} tls={1} warns={2}")
+  @CsvSource({
+    "127.0.0.1, false, false",
+    "::1, false, false",
+    "0.0.0.0, false, true",
+    "192.0.2.7, false, true",
+    "0.0.0.0, true, false",
+    "192.0.2.7, true, false"
+  })
+  void only_a_reachable_dashboard_without_tls_warns(String host, boolean tls, boolean warns) {
+    InetSocketAddress bound = new InetSocketAddress(host, 7708);
+
+    assertThat(StartupSummary.cleartextDashboardWarning(bound, tls).isPresent()).isEqualTo(warns);
+    if (warns) {
+      assertThat(StartupSummary.cleartextDashboardWarning(bound, tls).orElseThrow())
+          .contains(":7708", "without TLS", "--tls-cert");
+    }
+  }
+
   @Test
   void an_open_metrics_endpoint_beside_a_token_guarded_listener_warns() {
     InetSocketAddress metrics = new InetSocketAddress("127.0.0.1", 9707);
