@@ -21,14 +21,17 @@ import java.time.Instant;
  * UPDATE ... WHERE id = ? AND state = leased AND fencing_token = ? AND lease_expires_at_ms > now
  * RETURNING}: PostgreSQL checks the lease on the row as it stands, waiting for a node that holds
  * it. Only when that touches no row is the row read, to tell the refusal ({@link LeaseVerdict}, as
- * in SQLite). NACK reads the row {@code FOR UPDATE} first, because its retry plan depends on the
- * attempts, then runs one fenced UPDATE. A lease is valid up to the millisecond before its expiry,
- * by this node's store clock. None refuses after writing, so none needs a savepoint.
+ * in SQLite). The writer settles a run of ACKs in one statement instead ({@link AckCommand}). NACK
+ * reads the row {@code FOR UPDATE} first, because its retry plan depends on the attempts, then runs
+ * one fenced UPDATE. A lease is valid up to the millisecond before its expiry, by this node's store
+ * clock. None refuses after writing, so none needs a savepoint.
  */
 final class PostgresLeaseCommands {
-  private static final String READ =
-      "SELECT queue, state, fencing_token, lease_expires_at_ms, attempts, max_attempts,"
-          + " leased_at_ms FROM jobs WHERE id = ?";
+  /** The columns of a {@link LeaseRow}, in the order {@link #leaseRow} reads them. */
+  static final String LEASE_COLUMNS =
+      "queue, state, fencing_token, lease_expires_at_ms, attempts, max_attempts, leased_at_ms";
+
+  private static final String READ = "SELECT " + LEASE_COLUMNS + " FROM jobs WHERE id = ?";
   private static final String FENCE =
       " WHERE id = ? AND state = " + PostgresSchema.LEASED + " AND fencing_token = ?";
 
@@ -67,19 +70,22 @@ final class PostgresLeaseCommands {
 
   private PostgresLeaseCommands() {}
 
-  static PostgresCommand<Outcome> ack(long jobId, FencingToken token) {
-    return PostgresCommand.refusingBeforeWriting(
-        tx -> {
-          Settled settled = settle(tx, ACK, tx.now(), jobId, token, "ack");
-          if (settled == null) {
-            return refusal(tx, jobId, token);
-          }
-          if (settled.leasedAtMillis() != LeaseRow.LEASED_AT_UNKNOWN) {
-            tx.ran(settled.queue(), Math.max(0, tx.now() - settled.leasedAtMillis()));
-          }
-          tx.event(settled.queue(), StoreCounters.Event.ACKED);
-          return Outcome.OK;
-        });
+  /** An ACK the writer may settle together with its neighbours ({@link AckCommand#settleAll}). */
+  static AckCommand ack(long jobId, FencingToken token) {
+    return new AckCommand(jobId, token);
+  }
+
+  /** One ACK alone: one fenced UPDATE, and the row read only when it refused. */
+  static Outcome ack(Transaction tx, long jobId, FencingToken token) throws SQLException {
+    Settled settled = settle(tx, ACK, tx.now(), jobId, token, "ack");
+    if (settled == null) {
+      return refusal(tx, jobId, token);
+    }
+    if (settled.leasedAtMillis() != LeaseRow.LEASED_AT_UNKNOWN) {
+      tx.ran(settled.queue(), Math.max(0, tx.now() - settled.leasedAtMillis()));
+    }
+    tx.event(settled.queue(), StoreCounters.Event.ACKED);
+    return Outcome.OK;
   }
 
   static PostgresCommand<Outcome> nack(
@@ -179,21 +185,23 @@ final class PostgresLeaseCommands {
     PreparedStatement s = tx.statement(sql);
     s.setLong(1, jobId);
     try (ResultSet r = s.executeQuery()) {
-      if (!r.next()) {
-        return null;
-      }
-      long leasedAt = r.getLong(7);
-      if (r.wasNull()) {
-        leasedAt = LeaseRow.LEASED_AT_UNKNOWN;
-      }
-      return new LeaseRow(
-          r.getString(1),
-          PostgresSchema.state(r.getInt(2)),
-          r.getBytes(3),
-          r.getLong(4),
-          r.getInt(5),
-          r.getInt(6),
-          leasedAt);
+      return r.next() ? leaseRow(r, 1) : null;
     }
+  }
+
+  /** The {@link #LEASE_COLUMNS} of {@code r}'s current row, the first at column {@code first}. */
+  static LeaseRow leaseRow(ResultSet r, int first) throws SQLException {
+    long leasedAt = r.getLong(first + 6);
+    if (r.wasNull()) {
+      leasedAt = LeaseRow.LEASED_AT_UNKNOWN;
+    }
+    return new LeaseRow(
+        r.getString(first),
+        PostgresSchema.state(r.getInt(first + 1)),
+        r.getBytes(first + 2),
+        r.getLong(first + 3),
+        r.getInt(first + 4),
+        r.getInt(first + 5),
+        leasedAt);
   }
 }

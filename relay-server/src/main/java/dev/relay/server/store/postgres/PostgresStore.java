@@ -222,7 +222,8 @@ public final class PostgresStore implements JobStore {
 
   @Override
   public CompletableFuture<Outcome> ack(long jobId, FencingToken token) {
-    return writer.submit(PostgresLeaseCommands.ack(jobId, Objects.requireNonNull(token, "token")));
+    return writer.submitAck(
+        PostgresLeaseCommands.ack(jobId, Objects.requireNonNull(token, "token")));
   }
 
   @Override

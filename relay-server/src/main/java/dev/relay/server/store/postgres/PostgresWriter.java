@@ -3,6 +3,7 @@ package dev.relay.server.store.postgres;
 import dev.relay.server.store.AvailabilityListener;
 import dev.relay.server.store.CommitObserver;
 import dev.relay.server.store.Invariants;
+import dev.relay.server.store.Outcome;
 import dev.relay.server.store.StoreConfig;
 import dev.relay.server.store.StoreCounters;
 import dev.relay.server.store.StoreError;
@@ -12,6 +13,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,6 +40,11 @@ import org.slf4j.LoggerFactory;
  * every later statement), so the writer rolls the batch back and runs it again with every command
  * in a savepoint: the failing command then fails alone, exactly as if it had had one from the
  * start, and nothing of the first run reached the database or the replies.
+ *
+ * <p>ACKs: a run of consecutive ACKs of distinct jobs is settled in one statement ({@link
+ * AckCommand#settleAll}) instead of one each, since ACKs are most of a busy batch and the writer is
+ * bound by its round trips. In the rerun with savepoints every ACK runs alone, so a failing ACK
+ * fails alone.
  *
  * <p>Failures: a command's {@link StoreException} rolls back its savepoint only; a lost database
  * fails the batch with a retryable STORE_UNAVAILABLE and the next batch reconnects; a broken
@@ -96,7 +103,15 @@ final class PostgresWriter {
 
   /** Queues {@code command} for the next batch; never blocks. */
   <T> CompletableFuture<T> submit(PostgresCommand<T> command) {
-    Task<T> task = new Task<>(command);
+    return offer(new Task<>(command));
+  }
+
+  /** Queues {@code ack}, which may be settled with the ACKs next to it in its batch. */
+  CompletableFuture<Outcome> submitAck(AckCommand ack) {
+    return offer(new AckTask(ack));
+  }
+
+  private <T> CompletableFuture<T> offer(Task<T> task) {
     StoreException refusal = refusal();
     if (refusal != null) {
       task.future.completeExceptionally(refusal);
@@ -241,6 +256,18 @@ final class PostgresWriter {
     for (Task<?> task : batch) {
       task.result = null;
       task.failure = null;
+    }
+    int next = 0;
+    while (next < batch.size()) {
+      List<AckTask> acks = everyInSavepoint ? List.of() : ackRun(batch, next);
+      if (acks.size() > 1) {
+        if (!runAcks(acks)) {
+          return false;
+        }
+        next += acks.size();
+        continue;
+      }
+      Task<?> task = batch.get(next++);
       if (everyInSavepoint || task.command.needsSavepoint()) {
         runInSavepoint(task);
       } else if (!runBare(task)) {
@@ -248,6 +275,46 @@ final class PostgresWriter {
       }
     }
     return true;
+  }
+
+  /**
+   * The ACKs that run as one group from {@code batch[from]} on: consecutive, of distinct jobs. Only
+   * consecutive ones, so every command still runs in batch order and answers exactly what it
+   * answers alone. Moving ACKs past other commands would change answers: an ACK and a LEASE swapped
+   * answer NOT_LEASED or STALE_TOKEN for LEASE_EXPIRED (or the reverse) when the LEASE sweeps the
+   * ACK's expired lease, and an ACK and an ENQUEUE swapped change the unfinished jobs the ENQUEUE
+   * counts against its queue's cap. A repeated job ends the run: the second ACK of a job must see
+   * the first one's write and answer ALREADY_ACKED.
+   */
+  private static List<AckTask> ackRun(List<Task<?>> batch, int from) {
+    List<AckTask> run = new ArrayList<>();
+    Set<Long> jobIds = new HashSet<>();
+    for (int i = from; i < batch.size(); i++) {
+      AckTask ack = batch.get(i).asAck();
+      if (ack == null || !jobIds.add(ack.ack.jobId())) {
+        break;
+      }
+      run.add(ack);
+    }
+    return run;
+  }
+
+  /**
+   * Settles {@code acks} as one command: one now, one statement (two when some are refused).
+   * Answers false when an unexpected error aborted the transaction.
+   */
+  private boolean runAcks(List<AckTask> acks) throws SQLException {
+    tx.commandStarted();
+    try {
+      List<Outcome> outcomes = AckCommand.settleAll(tx, acks.stream().map(t -> t.ack).toList());
+      for (int i = 0; i < acks.size(); i++) {
+        acks.get(i).result = outcomes.get(i);
+      }
+      tx.commandSucceeded();
+      return true;
+    } catch (SQLException e) {
+      return abortedBy(e);
+    }
   }
 
   /** Answers false when an unexpected error aborted the transaction. */
@@ -262,12 +329,20 @@ final class PostgresWriter {
       tx.commandFailed();
       return true;
     } catch (SQLException e) {
-      if (Connections.isUnavailable(e)) {
-        throw e;
-      }
-      log.warn("a batch runs again with a savepoint per command after: {}", e.toString());
-      return false;
+      return abortedBy(e);
     }
+  }
+
+  /**
+   * Rethrows a lost database; otherwise answers false: {@code e} aborted the transaction, which
+   * runs again with a savepoint per command.
+   */
+  private static boolean abortedBy(SQLException e) throws SQLException {
+    if (Connections.isUnavailable(e)) {
+      throw e;
+    }
+    log.warn("a batch runs again with a savepoint per command after: {}", e.toString());
+    return false;
   }
 
   private <T> void runInSavepoint(Task<T> task) throws SQLException {
@@ -418,7 +493,7 @@ final class PostgresWriter {
     }
   }
 
-  private static final class Task<T> {
+  private static class Task<T> {
     final PostgresCommand<T> command;
     final CompletableFuture<T> future = new CompletableFuture<>();
     T result;
@@ -428,12 +503,31 @@ final class PostgresWriter {
       this.command = command;
     }
 
+    /** This task as an ACK the writer may group, or {@code null}. */
+    AckTask asAck() {
+      return null;
+    }
+
     void complete() {
       if (failure != null) {
         future.completeExceptionally(failure);
       } else {
         future.complete(result);
       }
+    }
+  }
+
+  private static final class AckTask extends Task<Outcome> {
+    final AckCommand ack;
+
+    AckTask(AckCommand ack) {
+      super(ack);
+      this.ack = ack;
+    }
+
+    @Override
+    AckTask asAck() {
+      return this;
     }
   }
 }

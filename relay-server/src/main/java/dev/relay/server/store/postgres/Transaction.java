@@ -32,6 +32,7 @@ final class Transaction {
   private final Map<String, PreparedStatement> statements = new HashMap<>();
   private Connection connection;
   private long nowMillis;
+  private long statementsUsed;
 
   final Effects batch = new Effects();
   private final Effects command = new Effects();
@@ -88,12 +89,21 @@ final class Transaction {
 
   /** A prepared statement for {@code sql}, prepared once per connection and reused. */
   PreparedStatement statement(String sql) throws SQLException {
+    statementsUsed++;
     PreparedStatement s = statements.get(sql);
     if (s == null) {
       s = connection.prepareStatement(sql);
       statements.put(sql, s);
     }
     return s;
+  }
+
+  /**
+   * How many statements commands took from {@link #statement} so far; each caller executes what it
+   * took once, so this counts round trips to PostgreSQL, the writer's cost. Tests read it.
+   */
+  long statementsUsed() {
+    return statementsUsed;
   }
 
   long now() {

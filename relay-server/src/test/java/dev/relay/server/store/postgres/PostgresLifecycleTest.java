@@ -21,7 +21,6 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -56,23 +55,11 @@ class PostgresLifecycleTest {
   void close_finishes_accepted_commands_and_refuses_later_ones_with_shutting_down()
       throws Exception {
     PostgresStore store = open(TestPostgres.newDatabase());
-    CountDownLatch entered = new CountDownLatch(1);
-    CountDownLatch released = new CountDownLatch(1);
-    store.submitWrite(
-        tx -> {
-          entered.countDown();
-          try {
-            released.await(WAIT_SECONDS, TimeUnit.SECONDS);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-          return null;
-        });
-    assertThat(entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+    PostgresWriterGate gate = new PostgresWriterGate(store);
     CompletableFuture<EnqueueResult> accepted = store.enqueue(job());
     Thread closer = new Thread(store::close);
     closer.start();
-    released.countDown();
+    gate.open();
     closer.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
     assertThat(closer.isAlive()).isFalse();
     assertThat(accepted.get(WAIT_SECONDS, TimeUnit.SECONDS).created()).isTrue();

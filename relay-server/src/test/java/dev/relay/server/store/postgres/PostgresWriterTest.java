@@ -17,7 +17,6 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -56,33 +55,6 @@ class PostgresWriterTest {
     }
   }
 
-  /** Holds the writer inside a batch until {@link #open()}. */
-  private final class Gate {
-    final CountDownLatch entered = new CountDownLatch(1);
-    final CountDownLatch released = new CountDownLatch(1);
-    final CompletableFuture<Void> done;
-
-    Gate() throws InterruptedException {
-      done =
-          store.submitWrite(
-              tx -> {
-                entered.countDown();
-                try {
-                  released.await(WAIT_SECONDS, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                }
-                return null;
-              });
-      assertThat(entered.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
-    }
-
-    void open() throws Exception {
-      released.countDown();
-      done.get(WAIT_SECONDS, TimeUnit.SECONDS);
-    }
-  }
-
   private static NewJob job(String payload) {
     return NewJob.of("q", payload.getBytes(StandardCharsets.UTF_8), 0);
   }
@@ -90,7 +62,7 @@ class PostgresWriterTest {
   @Test
   void commands_queued_during_a_batch_share_the_next_transaction() throws Exception {
     open(config());
-    Gate gate = new Gate();
+    PostgresWriterGate gate = new PostgresWriterGate(store);
     long commitsBefore = store.counters().commits();
     List<CompletableFuture<EnqueueResult>> enqueues = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
@@ -153,7 +125,7 @@ class PostgresWriterTest {
    * and answers the code {@code failing} was refused with.
    */
   private StoreError failsAloneInItsBatch(PostgresCommand<Object> failing) throws Exception {
-    Gate gate = new Gate();
+    PostgresWriterGate gate = new PostgresWriterGate(store);
     CompletableFuture<EnqueueResult> before = store.enqueue(job("before"));
     CompletableFuture<Object> failed = store.submitWrite(failing);
     CompletableFuture<EnqueueResult> after = store.enqueue(job("after"));
@@ -174,7 +146,7 @@ class PostgresWriterTest {
   void a_full_writer_queue_refuses_at_once_with_overloaded_and_keeps_what_it_accepted()
       throws Exception {
     open(config().writerQueueCapacity(2));
-    Gate gate = new Gate();
+    PostgresWriterGate gate = new PostgresWriterGate(store);
     CompletableFuture<EnqueueResult> one = store.enqueue(job("1"));
     CompletableFuture<EnqueueResult> two = store.enqueue(job("2"));
     CompletableFuture<EnqueueResult> three = store.enqueue(job("3"));
