@@ -95,7 +95,8 @@ final class PostgresScenario extends ScenarioRun {
         RelayClient adminB = b.connect("bench-admin")) {
       warmUp(a, adminA);
       warmUp(b, adminB);
-      drainLoop(loop, "warmup-loop", Math.min(config.jobs(), config.warmupJobs() + 10));
+      int warmupLoopJobs = Math.min(config.jobs(), config.warmupJobs() + 10);
+      drainLoop(loop, fillLoop(loop, "warmup-loop", warmupLoopJobs), warmupLoopJobs);
       settle("postgres", a.pid(), b.pid());
       List<Runnable> order =
           List.of(
@@ -111,8 +112,10 @@ final class PostgresScenario extends ScenarioRun {
   }
 
   private void measureLoop(SkipLockedLoop loop, PostgresDatabase database) {
+    String queue = fillLoop(loop, "loop", config.jobs());
+    vacuum(database);
     Optional<Long> cpuBefore = database.cpuNanos();
-    SkipLockedLoop.Result r = drainLoop(loop, "loop", config.jobs());
+    SkipLockedLoop.Result r = drainLoop(loop, queue, config.jobs());
     Optional<Long> cpu = cpuBefore.flatMap(b -> database.cpuNanos().map(after -> after - b));
     report
         .figure(LOOP + ".leaseAckPerSecond", "jobs/s", "lease+ACK throughput over the drain")
@@ -127,14 +130,28 @@ final class PostgresScenario extends ScenarioRun {
     postgresFigures(LOOP, cpu, r.jobs(), 2.0 * r.jobs(), r.nanos());
   }
 
-  private SkipLockedLoop.Result drainLoop(SkipLockedLoop loop, String tag, int jobs) {
+  /** Fills a fresh queue of the loop's table with {@code jobs} jobs; answers its name. */
+  private String fillLoop(SkipLockedLoop loop, String tag, int jobs) {
     String queue = measurements.freshQueue(tag);
     try {
       loop.fill(queue, jobs, new byte[config.payloadBytes()]);
     } catch (SQLException e) {
       throw new IllegalStateException("cannot fill the loop's table: " + e, e);
     }
+    return queue;
+  }
+
+  private SkipLockedLoop.Result drainLoop(SkipLockedLoop loop, String queue, int jobs) {
     return loop.drain(queue, jobs, config.workers() * config.concurrency());
+  }
+
+  /** Both tables vacuumed between the fill and the clock: see {@link PostgresDatabase#vacuum}. */
+  private static void vacuum(PostgresDatabase database) {
+    try {
+      database.vacuum("jobs", SkipLockedLoop.TABLE);
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot vacuum before a drain: " + e, e);
+    }
   }
 
   private void measureRelay(
@@ -143,6 +160,7 @@ final class PostgresScenario extends ScenarioRun {
       List<ServerProcess> nodes,
       List<RelayClient> admins) {
     String queue = measurements.fill(admins.get(0), prefix.replace('.', '-'), config.jobs());
+    vacuum(database);
     Optional<Long> cpuBefore = database.cpuNanos();
     EndToEndDrain.Result r =
         EndToEndDrain.run(
