@@ -48,6 +48,14 @@ import org.slf4j.LoggerFactory;
  * </ol>
  *
  * When fewer jobs than asked were leased, a third statement reads the next available time.
+ *
+ * <p>Which requested queues hold an expired lease is read from the expired leases alone ({@code
+ * jobs_leased}, by expiry), behind an {@code OFFSET 0} fence. Written as {@code EXISTS (... AND
+ * queue = r.name ...)}, the planner was free to answer it through {@code jobs_unfinished} instead,
+ * reading every ready and leased job of the queue on each LEASE; it did so in the cached generic
+ * plan and with statistics taken before a queue filled, and that scan was most of PostgreSQL's time
+ * per LEASE in relay-bench (docs/benchmarks.md). The fence leaves it no queue condition to push
+ * into the subquery, so the cost is the number of expired leases, usually none.
  */
 final class PostgresLeaseCommand implements PostgresCommand<LeaseResult> {
   private static final Logger log = LoggerFactory.getLogger(PostgresLeaseCommand.class);
@@ -55,9 +63,9 @@ final class PostgresLeaseCommand implements PostgresCommand<LeaseResult> {
   private static final String CANDIDATES =
       "SELECT r.name,"
           + " EXISTS (SELECT 1 FROM queues WHERE name = r.name AND paused),"
-          + " EXISTS (SELECT 1 FROM jobs WHERE state = "
+          + " r.name IN (SELECT queue FROM jobs WHERE state = "
           + PostgresSchema.LEASED
-          + " AND queue = r.name AND lease_expires_at_ms <= ?),"
+          + " AND lease_expires_at_ms <= ? OFFSET 0),"
           + " c.id, c.priority, c.available_at_ms, c.bytes"
           + " FROM unnest(?::text[]) AS r(name) LEFT JOIN LATERAL ("
           + "SELECT j.* FROM generate_series("
