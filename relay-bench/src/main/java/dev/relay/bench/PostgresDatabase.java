@@ -25,6 +25,7 @@ import java.util.Properties;
  */
 record PostgresDatabase(
     String url, String user, Optional<Path> passwordFile, Optional<Long> postmasterPid) {
+  private static final String INSUFFICIENT_PRIVILEGE = "42501";
 
   /** A connection with autocommit off and synchronous_commit on: every COMMIT is durable. */
   Connection connect() throws SQLException {
@@ -51,16 +52,27 @@ record PostgresDatabase(
   }
 
   /**
-   * Vacuums {@code tables} now, outside any timed drain. A drain leaves one dead row version per
-   * job it moved; left to autovacuum, that work lands on whichever drain comes next, which in the
-   * measured order was always Relay's one node right after the loop (its PostgreSQL CPU per job
-   * tripled in that repetition). Vacuuming before every drain gives each the same clean start.
+   * Vacuums {@code tables} and then checkpoints, outside any timed drain; answers whether the
+   * checkpoint ran. A drain leaves one dead row version per job it moved and many dirty pages; left
+   * to autovacuum and the background writer, that work lands on whichever drain comes next, which
+   * in the measured order was always Relay's one node right after the loop (docs/benchmarks.md).
+   * CHECKPOINT needs a superuser or, from PostgreSQL 15, the pg_checkpoint role: without it the
+   * vacuum still runs and the answer is false.
    */
-  void vacuum(String... tables) throws SQLException {
+  boolean vacuumAndCheckpoint(String... tables) throws SQLException {
     try (Connection c = connect();
         Statement s = c.createStatement()) {
       c.setAutoCommit(true); // VACUUM cannot run inside a transaction block
       s.execute("VACUUM " + String.join(", ", tables));
+      try {
+        s.execute("CHECKPOINT");
+        return true;
+      } catch (SQLException e) {
+        if (INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
+          return false;
+        }
+        throw e;
+      }
     }
   }
 
