@@ -98,6 +98,7 @@ record AckCommand(long jobId, FencingToken token) implements PostgresCommand<Out
           tx.ran(r.getString(2), Math.max(0, now - leasedAt));
         }
         tx.event(r.getString(2), StoreCounters.Event.ACKED);
+        tx.unfinishedChanged(r.getString(2), -1);
         outcomes.put(id, Outcome.OK);
       }
     }

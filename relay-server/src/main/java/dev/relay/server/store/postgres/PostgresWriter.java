@@ -30,9 +30,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The one thread of this node that writes, with its own connection: group commit as in SQLite's
  * writer. It takes one command, drains what else waits (up to {@code batchCommandsMax}), runs them
- * in one transaction, sends the NOTIFYs for the queues that gained an available job inside that
- * transaction (one statement), and completes the futures only after COMMIT returned
- * (synchronous_commit is on, so a COMMIT that returned is durable on the primary).
+ * in one transaction, adds their changes to the queues' depths ({@link QueueDepths}, one
+ * statement), sends the NOTIFYs for the queues that gained an available job inside that transaction
+ * (one statement), and completes the futures only after COMMIT returned (synchronous_commit is on,
+ * so a COMMIT that returned is durable on the primary).
  *
  * <p>Savepoints: a command that can be refused after it wrote runs in a savepoint; the others (ACK,
  * LEASE, ...: {@link PostgresCommand#needsSavepoint()}) run bare, which saves two round trips each.
@@ -216,6 +217,7 @@ final class PostgresWriter {
             runCommands(batch, true), "a batch aborted with every command in a savepoint");
       }
       succeeded = (int) batch.stream().filter(t -> t.failure == null).count();
+      QueueDepths.write(tx);
       notifyOtherNodes();
       connection.commit();
     } catch (SQLException e) {

@@ -37,10 +37,17 @@ final class Transaction {
   final Effects batch = new Effects();
   private final Effects command = new Effects();
 
+  /** This node's row of every queue in {@code queue_depths} ({@link QueueDepths}); never 0. */
+  final long depthStripe;
+
+  /** The committed unfinished jobs of each queue read in this batch ({@link QueueDepths#read}). */
+  final Map<String, Long> depthsRead = new HashMap<>();
+
   Transaction(StoreConfig config, InstantSource clock, RetryBackoff backoff) {
     this.config = config;
     this.clock = clock;
     this.backoff = backoff;
+    this.depthStripe = QueueDepths.newStripe(tokens);
   }
 
   /** What one command or one batch changed besides the database. */
@@ -51,6 +58,9 @@ final class Transaction {
     final List<Map.Entry<String, Long>> waits = new ArrayList<>();
     final List<Map.Entry<String, Long>> runs = new ArrayList<>();
     final Set<String> emptied = new HashSet<>();
+
+    /** The change to each queue's unfinished jobs (ready and leased), for {@link QueueDepths}. */
+    final Map<String, Long> unfinished = new HashMap<>();
 
     void addAll(Effects other) {
       available.addAll(other.available);
@@ -66,6 +76,7 @@ final class Transaction {
       waits.addAll(other.waits);
       runs.addAll(other.runs);
       emptied.addAll(other.emptied);
+      other.unfinished.forEach((q, n) -> unfinished.merge(q, n, Long::sum));
     }
 
     void clear() {
@@ -75,6 +86,7 @@ final class Transaction {
       waits.clear();
       runs.clear();
       emptied.clear();
+      unfinished.clear();
     }
   }
 
@@ -141,6 +153,19 @@ final class Transaction {
     command.runs.add(Map.entry(queue, millis));
   }
 
+  /**
+   * {@code queue} gained ({@code delta > 0}) or lost unfinished jobs: created ready, or moved
+   * between ready or leased and done, dead or cancelled. Written at the end of the batch.
+   */
+  void unfinishedChanged(String queue, long delta) {
+    command.unfinished.merge(queue, delta, Long::sum);
+  }
+
+  /** This batch's uncommitted change to the unfinished jobs of {@code queue}, so far. */
+  long unfinishedPending(String queue) {
+    return batch.unfinished.getOrDefault(queue, 0L) + command.unfinished.getOrDefault(queue, 0L);
+  }
+
   /** The queue's row was deleted: it holds no job any more. */
   void emptied(String queue) {
     command.emptied.add(queue);
@@ -163,6 +188,7 @@ final class Transaction {
   void batchStarted() {
     batch.clear();
     command.clear();
+    depthsRead.clear();
   }
 
   void closeStatements() {
