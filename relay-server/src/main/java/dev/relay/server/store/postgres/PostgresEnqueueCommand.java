@@ -59,7 +59,9 @@ final class PostgresEnqueueCommand implements PostgresCommand<List<EnqueueResult
         return new EnqueueResult(existing, false);
       }
     }
-    PostgresQueues.ensureLocked(tx, queue);
+    if (!tx.queuesHeld.contains(queue)) {
+      PostgresQueues.ensureLocked(tx, queue);
+    }
     QueueCaps.checkDepth(queue, QueueDepths.read(tx, queue), tx.config);
     long now = tx.now();
     long availableAt = job.availableAtMillis(now);

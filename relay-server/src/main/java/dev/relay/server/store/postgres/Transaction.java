@@ -40,6 +40,12 @@ final class Transaction {
   /** This node's row of every queue in {@code queue_depths} ({@link QueueDepths}); never 0. */
   final long depthStripe;
 
+  /**
+   * Queues whose rows this batch locked before its first command ({@link
+   * PostgresQueues#lockInOrder}): held until COMMIT whatever a command's savepoint rolls back.
+   */
+  final Set<String> queuesHeld = new HashSet<>();
+
   /** The committed unfinished jobs of each queue read in this batch ({@link QueueDepths#read}). */
   final Map<String, Long> depthsRead = new HashMap<>();
 
@@ -166,9 +172,10 @@ final class Transaction {
     return batch.unfinished.getOrDefault(queue, 0L) + command.unfinished.getOrDefault(queue, 0L);
   }
 
-  /** The queue's row was deleted: it holds no job any more. */
+  /** The queue's row was deleted: it holds no job any more, and its lock is no longer held. */
   void emptied(String queue) {
     command.emptied.add(queue);
+    queuesHeld.remove(queue);
   }
 
   void commandStarted() {
@@ -189,6 +196,7 @@ final class Transaction {
     batch.clear();
     command.clear();
     depthsRead.clear();
+    queuesHeld.clear();
   }
 
   void closeStatements() {
