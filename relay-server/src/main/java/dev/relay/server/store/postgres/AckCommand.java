@@ -29,14 +29,18 @@ record AckCommand(long jobId, FencingToken token) implements PostgresCommand<Out
    * now); the ids are distinct, so no row matches twice.
    */
   private static final String SETTLE =
-      "UPDATE jobs SET state = "
+      "WITH settled AS (UPDATE jobs SET state = "
           + PostgresSchema.DONE
           + ", finished_at_ms = ?, lease_expires_at_ms = NULL"
           + " FROM unnest(?::bigint[], ?::bytea[]) AS a(id, token) WHERE jobs.id = a.id"
           + " AND jobs.state = "
           + PostgresSchema.LEASED
           + " AND jobs.fencing_token = a.token AND jobs.lease_expires_at_ms > ?"
-          + " RETURNING jobs.id, jobs.queue, jobs.leased_at_ms";
+          + " RETURNING jobs.id, jobs.queue, jobs.leased_at_ms),"
+          + " changes AS (SELECT queue, -count(*) AS delta FROM settled GROUP BY queue),"
+          + " depths AS ("
+          + QueueDepths.ADD_CHANGES
+          + ") SELECT id, queue, leased_at_ms FROM settled";
 
   /** The rows of the ACKs the fence refused, to tell each refusal. */
   private static final String READ_REFUSED =
@@ -85,6 +89,7 @@ record AckCommand(long jobId, FencingToken token) implements PostgresCommand<Out
     s.setArray(2, tx.connection().createArrayOf("bigint", ids));
     s.setArray(3, tx.connection().createArrayOf("bytea", tokens));
     s.setLong(4, now);
+    s.setLong(5, tx.depthStripe);
     Map<Long, Outcome> outcomes = new HashMap<>();
     try (ResultSet r = s.executeQuery()) {
       while (r.next()) {
@@ -98,7 +103,7 @@ record AckCommand(long jobId, FencingToken token) implements PostgresCommand<Out
           tx.ran(r.getString(2), Math.max(0, now - leasedAt));
         }
         tx.event(r.getString(2), StoreCounters.Event.ACKED);
-        tx.unfinishedChanged(r.getString(2), -1);
+        tx.unfinishedWritten(r.getString(2), -1);
         outcomes.put(id, Outcome.OK);
       }
     }

@@ -59,8 +59,15 @@ final class PostgresWriter {
   static final String CHANNEL = "relay_available";
 
   private static final Logger log = LoggerFactory.getLogger(PostgresWriter.class);
-  private static final String NOTIFY =
-      "SELECT pg_notify('" + CHANNEL + "', payload) FROM unnest(?::text[]) AS n(payload)";
+
+  /** The batch's depth changes ({@link QueueDepths}) and its NOTIFYs, in one round trip. */
+  private static final String END_OF_BATCH =
+      "WITH changes AS (SELECT * FROM unnest(?::text[], ?::bigint[]) AS c(queue, delta)),"
+          + " depths AS ("
+          + QueueDepths.ADD_CHANGES
+          + ") SELECT pg_notify('"
+          + CHANNEL
+          + "', payload) FROM unnest(?::text[]) AS n(payload)";
 
   private enum Status {
     RUNNING,
@@ -217,8 +224,7 @@ final class PostgresWriter {
             runCommands(batch, true), "a batch aborted with every command in a savepoint");
       }
       succeeded = (int) batch.stream().filter(t -> t.failure == null).count();
-      QueueDepths.write(tx);
-      notifyOtherNodes();
+      endBatch();
       connection.commit();
     } catch (SQLException e) {
       rollback(e);
@@ -371,8 +377,13 @@ final class PostgresWriter {
     tx.commandFailed();
   }
 
-  /** NOTIFY inside the transaction: delivered to every listener at COMMIT, never before. */
-  private void notifyOtherNodes() throws SQLException {
+  /**
+   * Adds the batch's depth changes to this node's rows and sends its NOTIFYs, in one statement
+   * inside the transaction, so other nodes hear them at COMMIT, never before; nothing when there is
+   * neither.
+   */
+  private void endBatch() throws SQLException {
+    Map<String, Long> changes = QueueDepths.changes(tx);
     List<String> payloads = new ArrayList<>();
     for (String q : tx.batch.available) {
       payloads.add("0 " + q);
@@ -380,11 +391,14 @@ final class PostgresWriter {
     for (Map.Entry<String, Long> e : tx.batch.scheduled.entrySet()) {
       payloads.add(e.getValue() + " " + e.getKey());
     }
-    if (payloads.isEmpty()) {
+    if (changes.isEmpty() && payloads.isEmpty()) {
       return;
     }
-    PreparedStatement s = tx.statement(NOTIFY);
-    s.setArray(1, connection.createArrayOf("text", payloads.toArray()));
+    PreparedStatement s = tx.statement(END_OF_BATCH);
+    s.setArray(1, connection.createArrayOf("text", changes.keySet().toArray()));
+    s.setArray(2, connection.createArrayOf("bigint", changes.values().toArray()));
+    s.setLong(3, tx.depthStripe);
+    s.setArray(4, connection.createArrayOf("text", payloads.toArray()));
     s.executeQuery().close();
   }
 

@@ -6,8 +6,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -18,10 +16,11 @@ import java.util.TreeMap;
  *
  * <p>A queue's depth is the sum of its rows, one per <em>stripe</em>. Each node's writer has its
  * own random stripe ({@link Transaction#depthStripe}) and adds its batch's changes to its own row
- * in one statement at the end of the batch ({@link #write}), in the batch's transaction: the rows
- * and the jobs change in the same COMMIT, so in every snapshot the sum equals the count. Two nodes
- * settling jobs of one queue update different rows and never wait for each other; a single counter
- * row would make every node's batch wait for the other's COMMIT.
+ * in the batch's transaction: a run of ACKs in its own statement ({@link AckCommand#settleAll}),
+ * every other change in the statement that ends the batch ({@link PostgresWriter}), so without a
+ * round trip of its own: the rows and the jobs change in the same COMMIT, so in every snapshot the
+ * sum equals the count. Two nodes settling jobs of one queue update different rows and never wait
+ * for each other; a single counter row would make every node's batch wait for the other's COMMIT.
  *
  * <p>The ENQUEUE that checks the cap holds its queue's row lock ({@link PostgresQueues}), so no
  * other node can add to that queue until it commits; others can only remove. The sum it reads after
@@ -54,11 +53,14 @@ final class QueueDepths {
   private static final String READ =
       "SELECT coalesce(sum(unfinished), 0) FROM queue_depths WHERE queue = ?";
 
-  /** In queue order, the order in which the fold takes the same rows. */
-  private static final String WRITE =
+  /**
+   * Adds each {@code delta} of {@code changes(queue, delta)}, a relation the caller defines, to the
+   * row of the stripe given as the one parameter; in queue order, the order in which the fold takes
+   * the same rows.
+   */
+  static final String ADD_CHANGES =
       "INSERT INTO queue_depths (queue, stripe, unfinished)"
-          + " SELECT d.queue, ?, d.delta FROM unnest(?::text[], ?::bigint[]) AS d(queue, delta)"
-          + " ORDER BY d.queue"
+          + " SELECT c.queue, ?, c.delta FROM changes c ORDER BY c.queue"
           + " ON CONFLICT (queue, stripe)"
           + " DO UPDATE SET unfinished = queue_depths.unfinished + EXCLUDED.unfinished";
 
@@ -108,8 +110,8 @@ final class QueueDepths {
     return committed + tx.unfinishedPending(queue);
   }
 
-  /** Adds the batch's changes to this node's rows; nothing when the batch changed no depth. */
-  static void write(Transaction tx) throws SQLException {
+  /** The batch's changes other than zero, in queue order. */
+  static Map<String, Long> changes(Transaction tx) {
     Map<String, Long> changes = new TreeMap<>();
     tx.batch.unfinished.forEach(
         (queue, delta) -> {
@@ -117,16 +119,7 @@ final class QueueDepths {
             changes.put(queue, delta);
           }
         });
-    if (changes.isEmpty()) {
-      return;
-    }
-    List<String> queues = new ArrayList<>(changes.keySet());
-    List<Long> deltas = new ArrayList<>(changes.values());
-    PreparedStatement s = tx.statement(WRITE);
-    s.setLong(1, tx.depthStripe);
-    s.setArray(2, tx.connection().createArrayOf("text", queues.toArray()));
-    s.setArray(3, tx.connection().createArrayOf("bigint", deltas.toArray()));
-    s.executeUpdate();
+    return changes;
   }
 
   /**

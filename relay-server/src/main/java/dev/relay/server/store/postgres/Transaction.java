@@ -167,7 +167,15 @@ final class Transaction {
     command.unfinished.merge(queue, delta, Long::sum);
   }
 
-  /** This batch's uncommitted change to the unfinished jobs of {@code queue}, so far. */
+  /**
+   * A statement of this batch already added {@code delta} to this node's row of {@code queue}; a
+   * sum read before it is corrected, so it stays exact.
+   */
+  void unfinishedWritten(String queue, long delta) {
+    depthsRead.computeIfPresent(queue, (q, n) -> n + delta);
+  }
+
+  /** This batch's unwritten change to the unfinished jobs of {@code queue}, so far. */
   long unfinishedPending(String queue) {
     return batch.unfinished.getOrDefault(queue, 0L) + command.unfinished.getOrDefault(queue, 0L);
   }
