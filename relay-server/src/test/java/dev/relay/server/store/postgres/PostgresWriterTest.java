@@ -100,6 +100,31 @@ class PostgresWriterTest {
   }
 
   @Test
+  void single_enqueues_run_without_a_savepoint_and_still_answer_as_alone() throws Exception {
+    open(config().queueDepthMax(2));
+    assertThat(new PostgresEnqueueCommand(List.of(job("a"))).needsSavepoint()).isFalse();
+    assertThat(new PostgresEnqueueCommand(List.of(job("a"), job("b"))).needsSavepoint()).isTrue();
+    PostgresWriterGate gate = new PostgresWriterGate(store);
+    var first = store.enqueue(job("1"));
+    var second = store.enqueue(job("2"));
+    var full = store.enqueue(job("3"));
+    var keyed = store.enqueue(new NewJob("fresh", new byte[1], 0, null, 0, "k"));
+    var again = store.enqueue(new NewJob("fresh", new byte[1], 0, null, 0, "k"));
+    gate.open();
+    assertThat(first.get(WAIT_SECONDS, TimeUnit.SECONDS).created()).isTrue();
+    assertThat(second.get(WAIT_SECONDS, TimeUnit.SECONDS).created()).isTrue();
+    ExecutionException refused =
+        org.assertj.core.api.Assertions.catchThrowableOfType(
+            ExecutionException.class, () -> full.get(WAIT_SECONDS, TimeUnit.SECONDS));
+    assertThat(((StoreException) refused.getCause()).code()).isEqualTo(StoreError.QUEUE_FULL);
+    EnqueueResult created = keyed.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    assertThat(created.created()).isTrue();
+    EnqueueResult repeated = again.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    assertThat(repeated.created()).isFalse();
+    assertThat(repeated.jobId()).isEqualTo(created.jobId());
+  }
+
+  @Test
   void an_enqueue_after_its_queue_was_deleted_in_the_same_batch_creates_the_queue_again()
       throws Exception {
     open(config());
