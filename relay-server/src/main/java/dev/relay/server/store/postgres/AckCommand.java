@@ -18,9 +18,10 @@ import java.util.Map;
 /**
  * One ACK, which the writer recognises so that it can settle a run of ACKs in one statement ({@link
  * #settleAll}) instead of one fenced UPDATE each: the writer is bound by its round trips, and ACKs
- * are most of a busy batch. Alone (in a savepoint rerun, or a run of one) it is {@link
- * PostgresLeaseCommands}' single fenced UPDATE. Either way it refuses only before it writes, so it
- * runs without a savepoint.
+ * are most of a busy batch. A run of one is settled the same way, so that its change to the queue's
+ * depth rides on its own statement too ({@link QueueDepths}). Alone, in a savepoint rerun, it is
+ * {@link PostgresLeaseCommands}' single fenced UPDATE. Either way it refuses only before it writes,
+ * so it runs without a savepoint.
  */
 record AckCommand(long jobId, FencingToken token) implements PostgresCommand<Outcome> {
 

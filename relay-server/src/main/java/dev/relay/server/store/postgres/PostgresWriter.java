@@ -268,7 +268,7 @@ final class PostgresWriter {
     int next = 0;
     while (next < batch.size()) {
       List<AckTask> acks = everyInSavepoint ? List.of() : ackRun(batch, next);
-      if (acks.size() > 1) {
+      if (!acks.isEmpty()) {
         if (!runAcks(acks)) {
           return false;
         }
