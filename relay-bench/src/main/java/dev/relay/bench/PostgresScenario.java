@@ -171,7 +171,7 @@ final class PostgresScenario extends ScenarioRun {
       PostgresDatabase database,
       List<ServerProcess> nodes,
       List<RelayClient> admins) {
-    String queue = measurements.fill(admins.get(0), prefix.replace('.', '-'), config.jobs());
+    String queue = fill(prefix, database, admins.get(0));
     vacuum(database);
     Optional<Long> cpuBefore = database.cpuNanos();
     EndToEndDrain.Result r =
@@ -189,6 +189,34 @@ final class PostgresScenario extends ScenarioRun {
                 ? 0
                 : (double) r.server().committedCommands() / r.server().commits());
     postgresFigures(prefix, cpu, r.jobs(), r.server().commits(), r.nanos());
+  }
+
+  /**
+   * Fills the queue the drain empties through the first node, in ENQUEUE_BATCHes, and records the
+   * rate and PostgreSQL's CPU per job: each ENQUEUE checks the queue's depth cap as it grows.
+   */
+  private String fill(String prefix, PostgresDatabase database, RelayClient admin) {
+    String queue = measurements.freshQueue(prefix.replace('.', '-'));
+    Optional<Long> cpuBefore = database.cpuNanos();
+    Producer.Produced fill =
+        new Producer(admin, queue, config.enqueueBatchJobs(), new byte[config.payloadBytes()])
+            .fill(config.jobs());
+    Optional<Long> cpu = cpuBefore.flatMap(b -> database.cpuNanos().map(after -> after - b));
+    report
+        .figure(
+            prefix + ".enqueueJobsPerSecond",
+            "jobs/s",
+            "ENQUEUE_BATCH fill of the drained queue through one node, from empty")
+        .add(fill.jobsPerSecond());
+    cpu.ifPresent(
+        nanos ->
+            report
+                .figure(
+                    prefix + ".enqueuePostgresCpuMicrosPerJob",
+                    "us",
+                    "PostgreSQL's processes' CPU per enqueued job during that fill (Linux only)")
+                .add(nanos / 1e3 / fill.jobs()));
+    return queue;
   }
 
   private void postgresFigures(

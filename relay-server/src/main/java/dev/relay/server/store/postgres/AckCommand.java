@@ -18,9 +18,10 @@ import java.util.Map;
 /**
  * One ACK, which the writer recognises so that it can settle a run of ACKs in one statement ({@link
  * #settleAll}) instead of one fenced UPDATE each: the writer is bound by its round trips, and ACKs
- * are most of a busy batch. Alone (in a savepoint rerun, or a run of one) it is {@link
- * PostgresLeaseCommands}' single fenced UPDATE. Either way it refuses only before it writes, so it
- * runs without a savepoint.
+ * are most of a busy batch. A run of one is settled the same way, so that its change to the queue's
+ * depth rides on its own statement too ({@link QueueDepths}). Alone, in a savepoint rerun, it is
+ * {@link PostgresLeaseCommands}' single fenced UPDATE. Either way it refuses only before it writes,
+ * so it runs without a savepoint.
  */
 record AckCommand(long jobId, FencingToken token) implements PostgresCommand<Outcome> {
 
@@ -29,14 +30,18 @@ record AckCommand(long jobId, FencingToken token) implements PostgresCommand<Out
    * now); the ids are distinct, so no row matches twice.
    */
   private static final String SETTLE =
-      "UPDATE jobs SET state = "
+      "WITH settled AS (UPDATE jobs SET state = "
           + PostgresSchema.DONE
           + ", finished_at_ms = ?, lease_expires_at_ms = NULL"
           + " FROM unnest(?::bigint[], ?::bytea[]) AS a(id, token) WHERE jobs.id = a.id"
           + " AND jobs.state = "
           + PostgresSchema.LEASED
           + " AND jobs.fencing_token = a.token AND jobs.lease_expires_at_ms > ?"
-          + " RETURNING jobs.id, jobs.queue, jobs.leased_at_ms";
+          + " RETURNING jobs.id, jobs.queue, jobs.leased_at_ms),"
+          + " changes AS (SELECT queue, -count(*) AS delta FROM settled GROUP BY queue),"
+          + " depths AS ("
+          + QueueDepths.ADD_CHANGES
+          + ") SELECT id, queue, leased_at_ms FROM settled";
 
   /** The rows of the ACKs the fence refused, to tell each refusal. */
   private static final String READ_REFUSED =
@@ -85,6 +90,7 @@ record AckCommand(long jobId, FencingToken token) implements PostgresCommand<Out
     s.setArray(2, tx.connection().createArrayOf("bigint", ids));
     s.setArray(3, tx.connection().createArrayOf("bytea", tokens));
     s.setLong(4, now);
+    s.setLong(5, tx.depthStripe);
     Map<Long, Outcome> outcomes = new HashMap<>();
     try (ResultSet r = s.executeQuery()) {
       while (r.next()) {
@@ -98,6 +104,7 @@ record AckCommand(long jobId, FencingToken token) implements PostgresCommand<Out
           tx.ran(r.getString(2), Math.max(0, now - leasedAt));
         }
         tx.event(r.getString(2), StoreCounters.Event.ACKED);
+        tx.unfinishedWritten(r.getString(2), -1);
         outcomes.put(id, Outcome.OK);
       }
     }

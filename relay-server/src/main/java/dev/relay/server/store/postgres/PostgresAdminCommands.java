@@ -43,14 +43,17 @@ final class PostgresAdminCommands {
           + PostgresSchema.DEAD
           + " AND queue = ? AND finished_at_ms <= ? ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)"
           + " RETURNING queue";
+
+  /** One count per state, so that each reads its state's partial index. */
   private static final String COUNTS =
-      "SELECT count(*) FILTER (WHERE state = "
+      "SELECT (SELECT count(*) FROM jobs WHERE state = "
           + PostgresSchema.READY
-          + "), count(*) FILTER (WHERE state = "
+          + " AND queue = ?), (SELECT count(*) FROM jobs WHERE state = "
           + PostgresSchema.LEASED
-          + "), count(*) FILTER (WHERE state = "
+          + " AND queue = ?), (SELECT count(*) FROM jobs WHERE state = "
           + PostgresSchema.DEAD
-          + ") FROM jobs WHERE queue = ?";
+          + " AND queue = ?)";
+
   private static final String DELETE_FINISHED_OF_QUEUE =
       "DELETE FROM jobs WHERE queue = ? AND state IN ("
           + PostgresSchema.DONE
@@ -89,14 +92,19 @@ final class PostgresAdminCommands {
 
   static PostgresCommand<Outcome> cancel(long jobId) {
     return tx -> {
-      Outcome verdict = AdminVerdict.cancel(readJob(tx, jobId).stateOrNull());
+      JobRow job = readJob(tx, jobId);
+      Outcome verdict = AdminVerdict.cancel(job.stateOrNull());
       if (verdict != Outcome.OK) {
         return verdict;
       }
       PreparedStatement s = tx.statement(CANCEL);
       s.setLong(1, tx.now());
       s.setLong(2, jobId);
-      return Fenced.apply(s, jobId, "cancel") ? Outcome.OK : Outcome.INVALID_STATE;
+      if (!Fenced.apply(s, jobId, "cancel")) {
+        return Outcome.INVALID_STATE;
+      }
+      tx.unfinishedChanged(job.queueOrNull(), -1);
+      return Outcome.OK;
     };
   }
 
@@ -141,6 +149,8 @@ final class PostgresAdminCommands {
       PostgresQueues.ensureLocked(tx, queue);
       PreparedStatement counts = tx.statement(COUNTS);
       counts.setString(1, queue);
+      counts.setString(2, queue);
+      counts.setString(3, queue);
       long ready;
       long leased;
       long dead;
@@ -177,6 +187,7 @@ final class PostgresAdminCommands {
         return Outcome.INVALID_STATE;
       }
       tx.available(queue);
+      tx.unfinishedChanged(queue, 1);
       return Outcome.OK;
     };
   }
@@ -210,6 +221,7 @@ final class PostgresAdminCommands {
       try (ResultSet r = s.executeQuery()) {
         while (r.next()) {
           tx.available(r.getString(1));
+          tx.unfinishedChanged(r.getString(1), 1);
           moved++;
         }
       }

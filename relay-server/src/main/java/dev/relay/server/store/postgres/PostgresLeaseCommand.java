@@ -51,11 +51,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Which requested queues hold an expired lease is read from the expired leases alone ({@code
  * jobs_leased}, by expiry), behind an {@code OFFSET 0} fence. Written as {@code EXISTS (... AND
- * queue = r.name ...)}, the planner was free to answer it through {@code jobs_unfinished} instead,
- * reading every ready and leased job of the queue on each LEASE; it did so in the cached generic
- * plan and with statistics taken before a queue filled, and that scan was most of PostgreSQL's time
- * per LEASE in relay-bench (docs/benchmarks.md). The fence leaves it no queue condition to push
- * into the subquery, so the cost is the number of expired leases, usually none.
+ * queue = r.name ...)}, the planner was free to answer it through an index of the queue's ready and
+ * leased jobs instead (schema version 1 had one), reading every such job on each LEASE; it did so
+ * in the cached generic plan and with statistics taken before a queue filled, and that scan was
+ * most of PostgreSQL's time per LEASE in relay-bench (docs/benchmarks.md). The fence leaves it no
+ * queue condition to push into the subquery, so the cost is the number of expired leases, usually
+ * none.
  */
 final class PostgresLeaseCommand implements PostgresCommand<LeaseResult> {
   private static final Logger log = LoggerFactory.getLogger(PostgresLeaseCommand.class);
@@ -337,6 +338,7 @@ final class PostgresLeaseCommand implements PostgresCommand<LeaseResult> {
     if (Fenced.apply(s, id, "corrupt payload")) {
       tx.event(queue, StoreCounters.Event.DEAD);
       tx.event(queue, StoreCounters.Event.CORRUPT);
+      tx.unfinishedChanged(queue, -1);
     }
   }
 

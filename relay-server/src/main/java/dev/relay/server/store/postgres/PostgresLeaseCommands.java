@@ -85,6 +85,7 @@ final class PostgresLeaseCommands {
       tx.ran(settled.queue(), Math.max(0, tx.now() - settled.leasedAtMillis()));
     }
     tx.event(settled.queue(), StoreCounters.Event.ACKED);
+    tx.unfinishedChanged(settled.queue(), -1);
     return Outcome.OK;
   }
 
@@ -112,6 +113,7 @@ final class PostgresLeaseCommands {
           tx.event(lease.queue(), StoreCounters.Event.NACKED);
           if (plan.dead()) {
             tx.event(lease.queue(), StoreCounters.Event.DEAD);
+            tx.unfinishedChanged(lease.queue(), -1);
           } else {
             tx.availableAt(lease.queue(), plan.atMillis(now));
           }

@@ -108,6 +108,7 @@ final class PostgresLeaseExpiry {
       tx.event(lease.queue(), StoreCounters.Event.EXPIRED);
       if (plan.dead()) {
         tx.event(lease.queue(), StoreCounters.Event.DEAD);
+        tx.unfinishedChanged(lease.queue(), -1);
         dead++;
       } else {
         tx.availableAt(lease.queue(), plan.atMillis(tx.now()));

@@ -80,7 +80,11 @@ final class PostgresQueues {
     }
     PreparedStatement lock = tx.statement(LOCK_ALL);
     lock.setArray(1, names);
-    lock.executeQuery().close();
+    try (ResultSet r = lock.executeQuery()) {
+      while (r.next()) {
+        tx.queuesHeld.add(r.getString(1));
+      }
+    }
   }
 
   /** The paused flag, or {@code null} when the queue has no row. */

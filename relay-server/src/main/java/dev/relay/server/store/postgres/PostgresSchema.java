@@ -19,7 +19,7 @@ import java.util.List;
  * reused.
  */
 final class PostgresSchema {
-  static final int VERSION = 1;
+  static final int VERSION = 2;
 
   static final int READY = JobState.READY.code();
   static final int LEASED = JobState.LEASED.code();
@@ -71,7 +71,7 @@ final class PostgresSchema {
                   + " WHERE state = "
                   + READY,
               "CREATE INDEX jobs_leased ON jobs (lease_expires_at_ms) WHERE state = " + LEASED,
-              // The depth cap counts a queue's unfinished jobs at each enqueue.
+              // Dropped by version 2 (queue_depths).
               "CREATE INDEX jobs_unfinished ON jobs (queue) WHERE state IN ("
                   + READY
                   + ", "
@@ -91,7 +91,15 @@ final class PostgresSchema {
                   + ")",
               "CREATE INDEX jobs_dead ON jobs (queue, id) WHERE state = " + DEAD,
               "CREATE INDEX jobs_dead_all ON jobs (id) WHERE state = " + DEAD,
-              "CREATE INDEX jobs_dead_finished ON jobs (finished_at_ms) WHERE state = " + DEAD));
+              "CREATE INDEX jobs_dead_finished ON jobs (finished_at_ms) WHERE state = " + DEAD),
+          // Version 2: the depth cap reads queue_depths instead of counting jobs_unfinished. The
+          // SHARE lock waits for every writer of the jobs still running (nodes of version 1) and
+          // keeps new ones out until COMMIT, so the count is of a table nobody is changing.
+          List.of(
+              QueueDepths.CREATE,
+              "LOCK TABLE jobs IN SHARE MODE",
+              QueueDepths.FILL,
+              "DROP INDEX jobs_unfinished"));
 
   private PostgresSchema() {}
 

@@ -419,9 +419,25 @@ public final class PostgresStore implements JobStore {
     return clockSkew.lastSkew();
   }
 
+  /** Also folds the queues' depth rows ({@link QueueDepths#fold}), on a connection of its own. */
   @Override
   public long purgeFinished() {
-    return writer.await(writer.submit(PostgresAdminCommands.purgeFinished()));
+    long purged = writer.await(writer.submit(PostgresAdminCommands.purgeFinished()));
+    foldDepths();
+    return purged;
+  }
+
+  /**
+   * Folds the depth rows outside the writer's transaction: inside it, the fold's row locks would be
+   * held until the batch commits, while the batch's later commands may wait for another node's
+   * jobs, whose writer waits for those rows.
+   */
+  int foldDepths() {
+    try (Connection c = connections.open()) {
+      return QueueDepths.fold(c, config.purgeBatchMax());
+    } catch (SQLException e) {
+      throw Connections.unavailable(e);
+    }
   }
 
   /**

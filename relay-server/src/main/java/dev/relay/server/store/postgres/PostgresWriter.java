@@ -30,9 +30,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The one thread of this node that writes, with its own connection: group commit as in SQLite's
  * writer. It takes one command, drains what else waits (up to {@code batchCommandsMax}), runs them
- * in one transaction, sends the NOTIFYs for the queues that gained an available job inside that
- * transaction (one statement), and completes the futures only after COMMIT returned
- * (synchronous_commit is on, so a COMMIT that returned is durable on the primary).
+ * in one transaction, adds their changes to the queues' depths ({@link QueueDepths}, one
+ * statement), sends the NOTIFYs for the queues that gained an available job inside that transaction
+ * (one statement), and completes the futures only after COMMIT returned (synchronous_commit is on,
+ * so a COMMIT that returned is durable on the primary).
  *
  * <p>Savepoints: a command that can be refused after it wrote runs in a savepoint; the others (ACK,
  * LEASE, ...: {@link PostgresCommand#needsSavepoint()}) run bare, which saves two round trips each.
@@ -58,8 +59,15 @@ final class PostgresWriter {
   static final String CHANNEL = "relay_available";
 
   private static final Logger log = LoggerFactory.getLogger(PostgresWriter.class);
-  private static final String NOTIFY =
-      "SELECT pg_notify('" + CHANNEL + "', payload) FROM unnest(?::text[]) AS n(payload)";
+
+  /** The batch's depth changes ({@link QueueDepths}) and its NOTIFYs, in one round trip. */
+  private static final String END_OF_BATCH =
+      "WITH changes AS (SELECT * FROM unnest(?::text[], ?::bigint[]) AS c(queue, delta)),"
+          + " depths AS ("
+          + QueueDepths.ADD_CHANGES
+          + ") SELECT pg_notify('"
+          + CHANNEL
+          + "', payload) FROM unnest(?::text[]) AS n(payload)";
 
   private enum Status {
     RUNNING,
@@ -216,7 +224,7 @@ final class PostgresWriter {
             runCommands(batch, true), "a batch aborted with every command in a savepoint");
       }
       succeeded = (int) batch.stream().filter(t -> t.failure == null).count();
-      notifyOtherNodes();
+      endBatch();
       connection.commit();
     } catch (SQLException e) {
       rollback(e);
@@ -260,7 +268,7 @@ final class PostgresWriter {
     int next = 0;
     while (next < batch.size()) {
       List<AckTask> acks = everyInSavepoint ? List.of() : ackRun(batch, next);
-      if (acks.size() > 1) {
+      if (!acks.isEmpty()) {
         if (!runAcks(acks)) {
           return false;
         }
@@ -369,8 +377,13 @@ final class PostgresWriter {
     tx.commandFailed();
   }
 
-  /** NOTIFY inside the transaction: delivered to every listener at COMMIT, never before. */
-  private void notifyOtherNodes() throws SQLException {
+  /**
+   * Adds the batch's depth changes to this node's rows and sends its NOTIFYs, in one statement
+   * inside the transaction, so other nodes hear them at COMMIT, never before; nothing when there is
+   * neither.
+   */
+  private void endBatch() throws SQLException {
+    Map<String, Long> changes = QueueDepths.changes(tx);
     List<String> payloads = new ArrayList<>();
     for (String q : tx.batch.available) {
       payloads.add("0 " + q);
@@ -378,11 +391,14 @@ final class PostgresWriter {
     for (Map.Entry<String, Long> e : tx.batch.scheduled.entrySet()) {
       payloads.add(e.getValue() + " " + e.getKey());
     }
-    if (payloads.isEmpty()) {
+    if (changes.isEmpty() && payloads.isEmpty()) {
       return;
     }
-    PreparedStatement s = tx.statement(NOTIFY);
-    s.setArray(1, connection.createArrayOf("text", payloads.toArray()));
+    PreparedStatement s = tx.statement(END_OF_BATCH);
+    s.setArray(1, connection.createArrayOf("text", changes.keySet().toArray()));
+    s.setArray(2, connection.createArrayOf("bigint", changes.values().toArray()));
+    s.setLong(3, tx.depthStripe);
+    s.setArray(4, connection.createArrayOf("text", payloads.toArray()));
     s.executeQuery().close();
   }
 

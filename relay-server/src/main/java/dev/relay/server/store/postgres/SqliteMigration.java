@@ -148,6 +148,7 @@ public final class SqliteMigration {
       lockEmpty(to, target.url());
       long queues = copyQueues(from, to);
       byte[] copied = copyJobs(from, to, batchJobs, progress);
+      countDepths(to);
       Map<String, Long> counts = counts(from);
       verify(to, counts, copied, batchJobs, target.url());
       long nextId = continueIds(from, to);
@@ -180,7 +181,7 @@ public final class SqliteMigration {
   private static void lockEmpty(Connection to, String url) throws SQLException {
     try (Statement s = to.createStatement()) {
       try {
-        s.execute("LOCK TABLE queues, jobs IN EXCLUSIVE MODE NOWAIT");
+        s.execute("LOCK TABLE queues, jobs, queue_depths IN EXCLUSIVE MODE NOWAIT");
       } catch (SQLException e) {
         throw new StoreOpenException(
             url + " is in use (stop every relay-server node on it first): " + e.getMessage(), e);
@@ -250,6 +251,17 @@ public final class SqliteMigration {
         copied += rows;
         progress.accept("copied " + copied + " jobs (up to id " + after + ")");
       }
+    }
+  }
+
+  /**
+   * Sets each queue's depth from the copied jobs. Rows left by queues deleted before the copy are
+   * at zero (the database holds no job), so they go too.
+   */
+  private static void countDepths(Connection to) throws SQLException {
+    try (Statement s = to.createStatement()) {
+      s.executeUpdate("DELETE FROM queue_depths");
+      s.executeUpdate(QueueDepths.FILL);
     }
   }
 

@@ -37,10 +37,23 @@ final class Transaction {
   final Effects batch = new Effects();
   private final Effects command = new Effects();
 
+  /** This node's row of every queue in {@code queue_depths} ({@link QueueDepths}); never 0. */
+  final long depthStripe;
+
+  /**
+   * Queues whose rows this batch locked before its first command ({@link
+   * PostgresQueues#lockInOrder}): held until COMMIT whatever a command's savepoint rolls back.
+   */
+  final Set<String> queuesHeld = new HashSet<>();
+
+  /** The committed unfinished jobs of each queue read in this batch ({@link QueueDepths#read}). */
+  final Map<String, Long> depthsRead = new HashMap<>();
+
   Transaction(StoreConfig config, InstantSource clock, RetryBackoff backoff) {
     this.config = config;
     this.clock = clock;
     this.backoff = backoff;
+    this.depthStripe = QueueDepths.newStripe(tokens);
   }
 
   /** What one command or one batch changed besides the database. */
@@ -51,6 +64,9 @@ final class Transaction {
     final List<Map.Entry<String, Long>> waits = new ArrayList<>();
     final List<Map.Entry<String, Long>> runs = new ArrayList<>();
     final Set<String> emptied = new HashSet<>();
+
+    /** The change to each queue's unfinished jobs (ready and leased), for {@link QueueDepths}. */
+    final Map<String, Long> unfinished = new HashMap<>();
 
     void addAll(Effects other) {
       available.addAll(other.available);
@@ -66,6 +82,7 @@ final class Transaction {
       waits.addAll(other.waits);
       runs.addAll(other.runs);
       emptied.addAll(other.emptied);
+      other.unfinished.forEach((q, n) -> unfinished.merge(q, n, Long::sum));
     }
 
     void clear() {
@@ -75,6 +92,7 @@ final class Transaction {
       waits.clear();
       runs.clear();
       emptied.clear();
+      unfinished.clear();
     }
   }
 
@@ -141,9 +159,31 @@ final class Transaction {
     command.runs.add(Map.entry(queue, millis));
   }
 
-  /** The queue's row was deleted: it holds no job any more. */
+  /**
+   * {@code queue} gained ({@code delta > 0}) or lost unfinished jobs: created ready, or moved
+   * between ready or leased and done, dead or cancelled. Written at the end of the batch.
+   */
+  void unfinishedChanged(String queue, long delta) {
+    command.unfinished.merge(queue, delta, Long::sum);
+  }
+
+  /**
+   * A statement of this batch already added {@code delta} to this node's row of {@code queue}; a
+   * sum read before it is corrected, so it stays exact.
+   */
+  void unfinishedWritten(String queue, long delta) {
+    depthsRead.computeIfPresent(queue, (q, n) -> n + delta);
+  }
+
+  /** This batch's unwritten change to the unfinished jobs of {@code queue}, so far. */
+  long unfinishedPending(String queue) {
+    return batch.unfinished.getOrDefault(queue, 0L) + command.unfinished.getOrDefault(queue, 0L);
+  }
+
+  /** The queue's row was deleted: it holds no job any more, and its lock is no longer held. */
   void emptied(String queue) {
     command.emptied.add(queue);
+    queuesHeld.remove(queue);
   }
 
   void commandStarted() {
@@ -163,6 +203,8 @@ final class Transaction {
   void batchStarted() {
     batch.clear();
     command.clear();
+    depthsRead.clear();
+    queuesHeld.clear();
   }
 
   void closeStatements() {

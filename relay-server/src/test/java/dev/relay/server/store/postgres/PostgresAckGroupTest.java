@@ -49,11 +49,19 @@ class PostgresAckGroupTest {
 
   @BeforeEach
   void open() {
+    open(StoreConfig.QUEUE_DEPTH_MAX_DEFAULT);
+  }
+
+  private void open(long queueDepthMax) {
+    if (store != null) {
+      store.close();
+    }
     TestPostgres.Database db = TestPostgres.newDatabase();
     StoreConfig config =
         StoreConfig.builder(dir)
             .expiryInterval(StoreConfig.EXPIRY_INTERVAL_MAX)
             .purgeInterval(StoreConfig.PURGE_INTERVAL_MAX)
+            .queueDepthMax(queueDepthMax)
             .build();
     store =
         PostgresStore.open(
@@ -178,6 +186,28 @@ class PostgresAckGroupTest {
     assertThat(join(stale)).isEqualTo(Outcome.STALE_TOKEN);
     assertThat(join(second)).isEqualTo(Outcome.OK);
     assertThat(join(after) - join(before)).isEqualTo(2);
+  }
+
+  @Test
+  void an_enqueue_after_a_group_of_acks_in_its_batch_counts_the_room_they_made() throws Exception {
+    open(2);
+    LeaseGrant a = leaseOne(LEASE);
+    LeaseGrant b = leaseOne(LEASE);
+
+    PostgresWriterGate gate = new PostgresWriterGate(store);
+    var full = store.enqueue(NewJob.of("q", new byte[1], 0)); // reads the depth: 2 of 2
+    var aAck = store.ack(a.jobId(), a.token());
+    var bAck = store.ack(b.jobId(), b.token()); // one group, which writes its depth change itself
+    var fits = store.enqueue(NewJob.of("q", new byte[1], 0));
+    gate.open();
+
+    ExecutionException refused =
+        org.assertj.core.api.Assertions.catchThrowableOfType(
+            ExecutionException.class, () -> full.get(WAIT_SECONDS, TimeUnit.SECONDS));
+    assertThat(((StoreException) refused.getCause()).code()).isEqualTo(StoreError.QUEUE_FULL);
+    assertThat(join(aAck)).isEqualTo(Outcome.OK);
+    assertThat(join(bAck)).isEqualTo(Outcome.OK);
+    assertThat(join(fits).created()).isTrue();
   }
 
   @Test

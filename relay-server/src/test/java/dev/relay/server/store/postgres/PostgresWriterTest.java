@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.protocol.EnqueueResult;
 import dev.relay.server.store.NewJob;
+import dev.relay.server.store.Outcome;
+import dev.relay.server.store.QueueDeletion;
 import dev.relay.server.store.StoreConfig;
 import dev.relay.server.store.StoreError;
 import dev.relay.server.store.StoreException;
@@ -73,6 +75,73 @@ class PostgresWriterTest {
       assertThat(e.get(WAIT_SECONDS, TimeUnit.SECONDS).created()).isTrue();
     }
     assertThat(store.counters().commits() - commitsBefore).isLessThanOrEqualTo(2);
+  }
+
+  @Test
+  void an_enqueue_batch_reads_the_depth_once_and_then_takes_one_statement_per_job()
+      throws Exception {
+    open(config());
+    store.enqueue(job("first")).get(WAIT_SECONDS, TimeUnit.SECONDS); // the queue's row exists
+    PostgresWriterGate gate = new PostgresWriterGate(store);
+    CompletableFuture<Long> before = statementsUsed();
+    List<CompletableFuture<EnqueueResult>> enqueues = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      enqueues.add(store.enqueue(job("p" + i)));
+    }
+    CompletableFuture<Long> after = statementsUsed();
+    gate.open();
+    for (CompletableFuture<EnqueueResult> e : enqueues) {
+      assertThat(e.get(WAIT_SECONDS, TimeUnit.SECONDS).created()).isTrue();
+    }
+    // One INSERT per job and one read of the depth: the queue's row was locked with the batch's.
+    assertThat(
+            after.get(WAIT_SECONDS, TimeUnit.SECONDS) - before.get(WAIT_SECONDS, TimeUnit.SECONDS))
+        .isEqualTo(20 + 1);
+  }
+
+  @Test
+  void single_enqueues_run_without_a_savepoint_and_still_answer_as_alone() throws Exception {
+    open(config().queueDepthMax(2));
+    assertThat(new PostgresEnqueueCommand(List.of(job("a"))).needsSavepoint()).isFalse();
+    assertThat(new PostgresEnqueueCommand(List.of(job("a"), job("b"))).needsSavepoint()).isTrue();
+    PostgresWriterGate gate = new PostgresWriterGate(store);
+    var first = store.enqueue(job("1"));
+    var second = store.enqueue(job("2"));
+    var full = store.enqueue(job("3"));
+    var keyed = store.enqueue(new NewJob("fresh", new byte[1], 0, null, 0, "k"));
+    var again = store.enqueue(new NewJob("fresh", new byte[1], 0, null, 0, "k"));
+    gate.open();
+    assertThat(first.get(WAIT_SECONDS, TimeUnit.SECONDS).created()).isTrue();
+    assertThat(second.get(WAIT_SECONDS, TimeUnit.SECONDS).created()).isTrue();
+    ExecutionException refused =
+        org.assertj.core.api.Assertions.catchThrowableOfType(
+            ExecutionException.class, () -> full.get(WAIT_SECONDS, TimeUnit.SECONDS));
+    assertThat(((StoreException) refused.getCause()).code()).isEqualTo(StoreError.QUEUE_FULL);
+    EnqueueResult created = keyed.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    assertThat(created.created()).isTrue();
+    EnqueueResult repeated = again.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    assertThat(repeated.created()).isFalse();
+    assertThat(repeated.jobId()).isEqualTo(created.jobId());
+  }
+
+  @Test
+  void an_enqueue_after_its_queue_was_deleted_in_the_same_batch_creates_the_queue_again()
+      throws Exception {
+    open(config());
+    assertThat(store.pause("q", true).get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo(Outcome.OK);
+    assertThat(store.resume("q").get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo(Outcome.OK);
+    PostgresWriterGate gate = new PostgresWriterGate(store);
+    CompletableFuture<QueueDeletion> deleted = store.deleteQueue("q");
+    CompletableFuture<EnqueueResult> enqueued = store.enqueue(job("after"));
+    gate.open();
+    assertThat(deleted.get(WAIT_SECONDS, TimeUnit.SECONDS).outcome()).isEqualTo(Outcome.OK);
+    assertThat(enqueued.get(WAIT_SECONDS, TimeUnit.SECONDS).created()).isTrue();
+    // The queue's row is back: a queue without one would answer UNKNOWN_QUEUE.
+    assertThat(store.pause("q", false).get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo(Outcome.OK);
+  }
+
+  private CompletableFuture<Long> statementsUsed() {
+    return store.submitWrite(PostgresCommand.refusingBeforeWriting(Transaction::statementsUsed));
   }
 
   @Test
