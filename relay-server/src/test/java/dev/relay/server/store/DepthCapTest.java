@@ -127,6 +127,29 @@ class DepthCapTest {
   }
 
   @Test
+  void the_retention_pass_drops_only_the_queues_that_hold_no_job_in_any_state() {
+    open(TestStores.config(dir).retention(Duration.ofDays(1)));
+    enqueue(store, "ready", "x");
+    enqueue(store, "leased", "x");
+    leaseOne(store, "leased");
+    enqueue(store, "done", "x");
+    LeaseGrant done = leaseOne(store, "done");
+    assertThat(join(store.ack(done.jobId(), done.token()))).isEqualTo(Outcome.OK);
+    assertThat(join(store.cancel(enqueue(store, "cancelled", "x")))).isEqualTo(Outcome.OK);
+    join(store.enqueue(new NewJob("dead", bytes("x"), 0, null, 1, null)));
+    LeaseGrant dead = leaseOne(store, "dead");
+    assertThat(join(store.nack(dead.jobId(), dead.token(), "boom", null))).isEqualTo(Outcome.OK);
+    assertThat(join(store.pause("empty", true))).isEqualTo(Outcome.OK);
+    assertThat(join(store.resume("empty"))).isEqualTo(Outcome.OK);
+
+    store.purgeFinished();
+
+    assertThat(join(store.stats()).queues())
+        .extracting(QueueSnapshot::queue)
+        .containsExactlyInAnyOrder("ready", "leased", "done", "cancelled", "dead");
+  }
+
+  @Test
   void deleting_an_empty_queue_frees_its_slot_under_queues_max_at_once() {
     open(TestStores.config(dir).queuesMax(2));
     enqueue(store, "a", "x");

@@ -69,9 +69,29 @@ final class PostgresAdminCommands {
   private static final String PURGE_FINISHED =
       PURGE.formatted(PostgresSchema.DONE + ", " + PostgresSchema.CANCELLED);
   private static final String PURGE_DEAD = PURGE.formatted(PostgresSchema.DEAD);
+
+  /**
+   * One test per state, each of which a partial index answers for one queue ({@code jobs_ready},
+   * {@code jobs_finished_queue}, {@code jobs_dead}; leased jobs are few). A single {@code NOT
+   * EXISTS (... WHERE j.queue = queues.name)} has no index to use: it read and hashed every row of
+   * {@code jobs} on each retention pass, inside the writer's transaction.
+   */
   private static final String DROP_EMPTY =
       "DELETE FROM queues WHERE name IN (SELECT name FROM queues WHERE NOT paused"
-          + " AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.queue = queues.name)"
+          + " AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.state = "
+          + PostgresSchema.READY
+          + " AND j.queue = queues.name)"
+          + " AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.state IN ("
+          + PostgresSchema.DONE
+          + ", "
+          + PostgresSchema.CANCELLED
+          + ") AND j.queue = queues.name)"
+          + " AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.state = "
+          + PostgresSchema.DEAD
+          + " AND j.queue = queues.name)"
+          + " AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.state = "
+          + PostgresSchema.LEASED
+          + " AND j.queue = queues.name)"
           + " LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING name";
 
   /** A job's queue and state, both {@code null} when no job has the id. */
