@@ -1,7 +1,6 @@
 package dev.relay.bench;
 
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Arrays;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -14,7 +13,8 @@ import java.util.concurrent.TimeUnit;
 final class RssSampler implements AutoCloseable {
   static final long PERIOD_MILLIS = 50;
 
-  private final Map<Long, Long> peakKiB = new ConcurrentHashMap<>();
+  private final long[] pids;
+  private final ResidentMemory.Probe probe;
   private final ScheduledExecutorService timer =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
@@ -23,31 +23,70 @@ final class RssSampler implements AutoCloseable {
             return t;
           });
 
-  RssSampler(long... pids) {
-    for (long pid : pids) {
-      peakKiB.put(pid, ResidentMemory.currentKiB(pid));
-    }
-    timer.scheduleAtFixedRate(this::sample, PERIOD_MILLIS, PERIOD_MILLIS, TimeUnit.MILLISECONDS);
+  // Guarded by this: the timer and peakKiB's last sample share the probe's buffer.
+  private final long[] sampleKiB;
+  private final long[] peakKiB;
+  private boolean closed;
+
+  /**
+   * A sampler that samples only when {@link #sample} is called.
+   *
+   * @param probe reads the resident sets of {@code pids}; closed with the sampler
+   */
+  RssSampler(ResidentMemory.Probe probe, long... pids) {
+    this.pids = pids.clone();
+    this.probe = probe;
+    this.sampleKiB = new long[pids.length];
+    this.peakKiB = new long[pids.length];
+    Arrays.fill(peakKiB, ResidentMemory.Probe.GONE);
   }
 
-  private void sample() {
-    for (Long pid : peakKiB.keySet()) {
-      try {
-        peakKiB.merge(pid, ResidentMemory.currentKiB(pid), Math::max);
-      } catch (RuntimeException e) {
-        // The process may have exited between samples; its last value stands.
-      }
+  /** Samples {@code pids} now and every {@link #PERIOD_MILLIS} from now on. */
+  static RssSampler start(long... pids) {
+    RssSampler sampler = new RssSampler(ResidentMemory.probe(pids), pids);
+    sampler.sample();
+    sampler.timer.scheduleAtFixedRate(
+        sampler::sample, PERIOD_MILLIS, PERIOD_MILLIS, TimeUnit.MILLISECONDS);
+    return sampler;
+  }
+
+  /**
+   * Reads every process once and keeps the larger value. A process gone since the last sample keeps
+   * its last value.
+   */
+  synchronized void sample() {
+    if (closed) {
+      return;
+    }
+    probe.read(sampleKiB);
+    for (int i = 0; i < pids.length; i++) {
+      peakKiB[i] = Math.max(peakKiB[i], sampleKiB[i]);
     }
   }
 
   /** The largest resident set seen for {@code pid} so far, including one last sample now. */
   long peakKiB(long pid) {
     sample();
-    return peakKiB.get(pid);
+    synchronized (this) {
+      for (int i = 0; i < pids.length; i++) {
+        if (pids[i] == pid) {
+          if (peakKiB[i] == ResidentMemory.Probe.GONE) {
+            throw new IllegalStateException("no sample found process " + pid + " alive");
+          }
+          return peakKiB[i];
+        }
+      }
+    }
+    throw new IllegalArgumentException("process " + pid + " is not sampled");
   }
 
   @Override
   public void close() {
-    timer.shutdownNow();
+    timer.shutdown();
+    // A sample in progress holds the lock; once it is ours, no sample will use the probe again.
+    synchronized (this) {
+      closed = true;
+      probe.close();
+    }
   }
 }
