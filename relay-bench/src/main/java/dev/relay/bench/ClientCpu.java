@@ -14,8 +14,9 @@ import java.util.function.LongSupplier;
  * every 50 ms while the default and memory scenarios drain. A perf profile of the default
  * scenario's drains put the sampler thread at 7.3% of the harness's CPU samples, measurement
  * overhead that counted as client CPU per job, which issue 15's target (at most 15 us) is judged
- * on. A sample's cost is measured around the sample with the sampling thread's CPU clock (see
- * {@link RssSampler#cpuNanos}); the process's CPU is what the OS reports for all its threads.
+ * on. The samplers' CPU is their timer thread's whole CPU time, waking up included, and each sample
+ * taken on another thread (see {@link RssSampler#cpuNanos}); the process's is what the OS reports
+ * for all its threads.
  *
  * <p>Every client CPU figure of the harness goes through one of these, one per scenario, so a
  * sampler a scenario starts (with this as its {@link RssSampler#start} argument) is taken out of

@@ -14,14 +14,14 @@ class ClientCpuTest {
   static final long SAMPLE_CPU_NANOS = 30_000;
 
   final AtomicLong processCpu = new AtomicLong(5_000_000);
-  final AtomicLong threadCpu = new AtomicLong();
+  final FakeThreadCpu threadCpu = new FakeThreadCpu();
   final ClientCpu clientCpu = new ClientCpu(processCpu::get);
 
   /** A probe whose read costs {@link #SAMPLE_CPU_NANOS} on the sampling thread and the process. */
   final class CostlyProbe implements ResidentMemory.Probe {
     @Override
     public void read(long[] residentKiB) {
-      threadCpu.addAndGet(SAMPLE_CPU_NANOS);
+      threadCpu.current.addAndGet(SAMPLE_CPU_NANOS);
       processCpu.addAndGet(SAMPLE_CPU_NANOS);
       residentKiB[0] = 1024;
     }
@@ -41,8 +41,7 @@ class ClientCpuTest {
 
   @Test
   void the_samples_taken_during_an_interval_are_left_out_of_the_client() {
-    try (RssSampler sampler =
-        RssSampler.excludedFrom(clientCpu, new CostlyProbe(), threadCpu::get, 1)) {
+    try (RssSampler sampler = RssSampler.excludedFrom(clientCpu, new CostlyProbe(), threadCpu, 1)) {
       ClientCpu.Mark start = clientCpu.mark();
       processCpu.addAndGet(2_000_000); // the workers
       sampler.sample();
@@ -56,8 +55,7 @@ class ClientCpuTest {
 
   @Test
   void samples_before_the_interval_are_not_taken_out_of_it() {
-    try (RssSampler sampler =
-        RssSampler.excludedFrom(clientCpu, new CostlyProbe(), threadCpu::get, 1)) {
+    try (RssSampler sampler = RssSampler.excludedFrom(clientCpu, new CostlyProbe(), threadCpu, 1)) {
       sampler.sample();
       ClientCpu.Mark start = clientCpu.mark();
       processCpu.addAndGet(2_000_000);
@@ -72,8 +70,7 @@ class ClientCpuTest {
   void a_sampler_started_during_an_interval_is_left_out_in_full() {
     ClientCpu.Mark start = clientCpu.mark();
     processCpu.addAndGet(2_000_000);
-    try (RssSampler sampler =
-        RssSampler.excludedFrom(clientCpu, new CostlyProbe(), threadCpu::get, 1)) {
+    try (RssSampler sampler = RssSampler.excludedFrom(clientCpu, new CostlyProbe(), threadCpu, 1)) {
       sampler.sample();
       ClientCpu.Interval during = clientCpu.since(start);
       assertThat(during.clientNanos()).isEqualTo(2_000_000);
@@ -83,8 +80,8 @@ class ClientCpuTest {
 
   @Test
   void every_sampler_of_the_scenario_is_left_out() {
-    try (RssSampler a = RssSampler.excludedFrom(clientCpu, new CostlyProbe(), threadCpu::get, 1);
-        RssSampler b = RssSampler.excludedFrom(clientCpu, new CostlyProbe(), threadCpu::get, 2)) {
+    try (RssSampler a = RssSampler.excludedFrom(clientCpu, new CostlyProbe(), threadCpu, 1);
+        RssSampler b = RssSampler.excludedFrom(clientCpu, new CostlyProbe(), threadCpu, 2)) {
       ClientCpu.Mark start = clientCpu.mark();
       a.sample();
       b.sample();
