@@ -79,6 +79,7 @@ final class BacklogScenario extends ScenarioRun {
   }
 
   private EndToEndDrain.Result drainDeep(ServerProcess deep, RelayClient admin, int jobs) {
-    return EndToEndDrain.run(deep, admin, DEEP_QUEUE, jobs, config.workers(), config.concurrency());
+    return EndToEndDrain.run(
+        deep, admin, DEEP_QUEUE, jobs, config.workers(), config.concurrency(), clientCpu);
   }
 }

@@ -36,7 +36,7 @@ final class DefaultScenario extends ScenarioRun {
             StoreOnlyProcess.start(CommitMode.PER_OPERATION, jvm, config.workDir());
         RelayClient groupAdmin = group.connect("bench-admin");
         RelayClient perOpAdmin = perOp.connect("bench-admin");
-        RssSampler rss = new RssSampler(ProcessHandle.current().pid(), group.pid());
+        RssSampler rss = RssSampler.start(clientCpu, ProcessHandle.current().pid(), group.pid());
         // Only on macOS does --macos-fsync change a commit; elsewhere this run would repeat the
         // first. A null resource is skipped by try-with-resources.
         ServerProcess plainGroup = Machine.isMac() ? startPlainFsyncServer() : null;

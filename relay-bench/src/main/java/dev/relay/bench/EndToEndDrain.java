@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
 
@@ -28,7 +30,9 @@ final class EndToEndDrain {
    * @param server commits and committed commands during the drain, from STATS
    * @param leasesLost leases the workers lost (0 in a healthy run)
    * @param serverCpuNanos CPU time (user + system) the server process spent during the drain
-   * @param clientCpuNanos CPU time this harness JVM (the workers) spent during the drain
+   * @param clientCpuNanos CPU time this harness JVM (the workers) spent during the drain, less its
+   *     resident-memory samplers' (see {@link ClientCpu})
+   * @param samplerCpuNanos the CPU time of those samplers during the drain; empty when none ran
    * @param serverSyscalls the server's read and write system calls during the drain, where the OS
    *     counts them
    */
@@ -40,6 +44,7 @@ final class EndToEndDrain {
       long leasesLost,
       long serverCpuNanos,
       long clientCpuNanos,
+      OptionalLong samplerCpuNanos,
       Optional<Syscalls> serverSyscalls) {
     double jobsPerSecond() {
       return jobs * 1e9 / nanos;
@@ -51,6 +56,12 @@ final class EndToEndDrain {
 
     double clientCpuMicrosPerJob() {
       return clientCpuNanos / 1e3 / jobs;
+    }
+
+    OptionalDouble samplerCpuMicrosPerJob() {
+      return samplerCpuNanos.isPresent()
+          ? OptionalDouble.of(samplerCpuNanos.getAsLong() / 1e3 / jobs)
+          : OptionalDouble.empty();
     }
 
     double jobsPerCommit() {
@@ -66,8 +77,9 @@ final class EndToEndDrain {
       String queue,
       int jobs,
       int workers,
-      int concurrency) {
-    return run(server, admin, List.of(queue), jobs, workers, concurrency);
+      int concurrency,
+      ClientCpu clientCpu) {
+    return run(server, admin, List.of(queue), jobs, workers, concurrency, clientCpu);
   }
 
   /** The same, with every worker's LEASE naming all of {@code queues}. */
@@ -77,14 +89,15 @@ final class EndToEndDrain {
       List<String> queues,
       int jobs,
       int workers,
-      int concurrency) {
-    return run(List.of(server), List.of(admin), queues, jobs, workers, concurrency);
+      int concurrency,
+      ClientCpu clientCpu) {
+    return run(List.of(server), List.of(admin), queues, jobs, workers, concurrency, clientCpu);
   }
 
   /**
    * The same with several nodes on one database: worker {@code i} connects to node {@code i mod n};
    * CPU, system calls and commits are the nodes' sums ({@code admins.get(i)} reads node {@code i}'s
-   * counters).
+   * counters). {@code clientCpu} measures the harness's share, without its samplers.
    */
   static Result run(
       List<ServerProcess> servers,
@@ -92,7 +105,8 @@ final class EndToEndDrain {
       List<String> queues,
       int jobs,
       int workers,
-      int concurrency) {
+      int concurrency,
+      ClientCpu clientCpu) {
     List<RelayClient> clients = new ArrayList<>();
     List<Worker> started = new ArrayList<>();
     try {
@@ -117,7 +131,7 @@ final class EndToEndDrain {
       ServerCounts before = counts(admins);
       Optional<Syscalls> syscalls = syscalls(servers);
       long serverCpu = cpuNanos(servers);
-      long clientCpu = CpuTime.nanos(ProcessHandle.current().pid());
+      ClientCpu.Mark clientCpuStart = clientCpu.mark();
       long start = System.nanoTime();
       for (int i = 0; i < built.size(); i++) {
         slots.get(i).start(concurrency, start);
@@ -128,11 +142,19 @@ final class EndToEndDrain {
       serverCpu = cpuNanos(servers) - serverCpu;
       Optional<Syscalls> syscallsDuring =
           syscalls.flatMap(s -> syscalls(servers).map(after -> after.minus(s)));
-      clientCpu = CpuTime.nanos(ProcessHandle.current().pid()) - clientCpu;
+      ClientCpu.Interval clientCpuDuring = clientCpu.since(clientCpuStart);
       ServerCounts during = counts(admins).minus(before);
       long lost = slots.stream().mapToLong(SlotLatency::leasesLost).sum();
       return new Result(
-          jobs, finished - start, latency, during, lost, serverCpu, clientCpu, syscallsDuring);
+          jobs,
+          finished - start,
+          latency,
+          during,
+          lost,
+          serverCpu,
+          clientCpuDuring.clientNanos(),
+          clientCpuDuring.samplingNanos(),
+          syscallsDuring);
     } finally {
       for (Worker worker : started) {
         worker.shutdown(SHUTDOWN_GRACE);

@@ -13,11 +13,13 @@ final class Measurements {
   static final double NANOS_PER_MILLI = TimeUnit.MILLISECONDS.toNanos(1);
 
   private final BenchConfig config;
+  private final ClientCpu clientCpu;
   private final byte[] payload;
   private int queues;
 
-  Measurements(BenchConfig config) {
+  Measurements(BenchConfig config, ClientCpu clientCpu) {
     this.config = config;
+    this.clientCpu = clientCpu;
     this.payload = new byte[config.payloadBytes()];
   }
 
@@ -39,7 +41,7 @@ final class Measurements {
     String queue = freshQueue(tag);
     Produced fill = new Producer(admin, queue, config.enqueueBatchJobs(), payload).fill(jobs);
     EndToEndDrain.Result drain =
-        EndToEndDrain.run(server, admin, queue, jobs, workers, concurrency);
+        EndToEndDrain.run(server, admin, queue, jobs, workers, concurrency, clientCpu);
     return new EndToEnd(fill, drain);
   }
 
@@ -107,8 +109,19 @@ final class Measurements {
         .figure(
             prefix + ".clientCpuMicrosPerJob",
             "us",
-            "harness JVM (workers) CPU (user + system) per lease+ACK during the drain")
+            "harness JVM (workers) CPU (user + system) per lease+ACK during the drain, less the"
+                + " resident-memory sampler's")
         .add(d.clientCpuMicrosPerJob());
+    d.samplerCpuMicrosPerJob()
+        .ifPresent(
+            micros ->
+                report
+                    .figure(
+                        prefix + ".samplerCpuMicrosPerJob",
+                        "us",
+                        "harness CPU of the resident-memory sampler per lease+ACK during the"
+                            + " drain, left out of clientCpuMicrosPerJob")
+                    .add(micros));
     d.serverSyscalls()
         .ifPresent(
             calls -> {

@@ -46,7 +46,7 @@ final class MemoryScenario extends ScenarioRun {
             ServerProcess.start(CommitMode.GROUP, daemon, environment, config.workDir());
         RelayClient sizedAdmin = sized.connect("bench-admin");
         RelayClient smallAdmin = small.connect("bench-admin");
-        RssSampler rss = new RssSampler(sized.pid(), small.pid())) {
+        RssSampler rss = RssSampler.start(clientCpu, sized.pid(), small.pid())) {
       List<Runnable> steps =
           List.of(
               () -> endToEnd(sized, sizedAdmin, DEFAULT_SIZING),

@@ -74,7 +74,7 @@ final class OverloadScenario extends ScenarioRun {
     Retained before = Retained.of(server);
     long depthBefore = ServerProcess.depth(admin, queue);
     List<RelayClient> clients = new ArrayList<>();
-    try (RssSampler rss = new RssSampler(server.pid())) {
+    try (RssSampler rss = RssSampler.start(clientCpu, server.pid())) {
       RelayClient workerClient = server.connect("bench-overload-worker");
       clients.add(workerClient);
       AtomicLong acked = new AtomicLong();

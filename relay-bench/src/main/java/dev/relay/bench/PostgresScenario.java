@@ -144,7 +144,7 @@ final class PostgresScenario extends ScenarioRun {
   }
 
   private SkipLockedLoop.Result drainLoop(SkipLockedLoop loop, String queue, int jobs) {
-    return loop.drain(queue, jobs, config.workers() * config.concurrency());
+    return loop.drain(queue, jobs, config.workers() * config.concurrency(), clientCpu);
   }
 
   /**
@@ -176,7 +176,13 @@ final class PostgresScenario extends ScenarioRun {
     Optional<Long> cpuBefore = database.cpuNanos();
     EndToEndDrain.Result r =
         EndToEndDrain.run(
-            nodes, admins, List.of(queue), config.jobs(), config.workers(), config.concurrency());
+            nodes,
+            admins,
+            List.of(queue),
+            config.jobs(),
+            config.workers(),
+            config.concurrency(),
+            clientCpu);
     Optional<Long> cpu = cpuBefore.flatMap(b -> database.cpuNanos().map(after -> after - b));
     Measurements.recordDrain(report, prefix, r);
     report

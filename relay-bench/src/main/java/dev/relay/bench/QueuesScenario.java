@@ -60,7 +60,7 @@ final class QueuesScenario extends ScenarioRun {
     for (int i = 0; i < QUEUES - 1; i++) {
       names.add(measurements.fill(admin, "empty", 1));
     }
-    EndToEndDrain.run(server, admin, names, names.size(), 1, names.size());
+    EndToEndDrain.run(server, admin, names, names.size(), 1, names.size(), clientCpu);
     return names;
   }
 
@@ -78,6 +78,6 @@ final class QueuesScenario extends ScenarioRun {
     List<String> named = new ArrayList<>(empty);
     named.add(queue);
     return EndToEndDrain.run(
-        server, admin, named, config.jobs(), config.workers(), config.concurrency());
+        server, admin, named, config.jobs(), config.workers(), config.concurrency(), clientCpu);
   }
 }

@@ -14,12 +14,17 @@ abstract class ScenarioRun {
 
   final BenchConfig config;
   final Report report;
+
+  /** Every client CPU figure of the scenario; its resident-memory samplers start with it. */
+  final ClientCpu clientCpu;
+
   final Measurements measurements;
 
   ScenarioRun(BenchConfig config, Report report) {
     this.config = config;
     this.report = report;
-    this.measurements = new Measurements(config);
+    this.clientCpu = ClientCpu.ofThisJvm();
+    this.measurements = new Measurements(config, clientCpu);
   }
 
   /** Measures and adds the scenario's figures, ratios and targets to the report. */

@@ -48,7 +48,8 @@ final class SingleLeaseDrain {
       String queue,
       int jobs,
       int connections,
-      int inFlight) {
+      int inFlight,
+      ClientCpu clientCpu) {
     List<RelayClient> clients = new ArrayList<>();
     try {
       for (int i = 0; i < connections; i++) {
@@ -60,7 +61,7 @@ final class SingleLeaseDrain {
       ServerCounts before = ServerProcess.counts(admin);
       Optional<Syscalls> syscalls = Syscalls.of(server.pid());
       long serverCpu = CpuTime.nanos(server.pid());
-      long clientCpu = CpuTime.nanos(ProcessHandle.current().pid());
+      ClientCpu.Mark clientCpuStart = clientCpu.mark();
       long start = System.nanoTime();
       for (RelayClient client : clients) {
         SingleLeaseDrain drain = new SingleLeaseDrain(client, queue, latency, progress, loopsEnded);
@@ -72,11 +73,19 @@ final class SingleLeaseDrain {
       serverCpu = CpuTime.nanos(server.pid()) - serverCpu;
       Optional<Syscalls> syscallsDuring =
           syscalls.flatMap(s -> Syscalls.of(server.pid()).map(after -> after.minus(s)));
-      clientCpu = CpuTime.nanos(ProcessHandle.current().pid()) - clientCpu;
+      ClientCpu.Interval clientCpuDuring = clientCpu.since(clientCpuStart);
       ServerCounts during = ServerProcess.counts(admin).minus(before);
       awaitLoopsEnded(loopsEnded);
       return new EndToEndDrain.Result(
-          jobs, finished - start, latency, during, 0, serverCpu, clientCpu, syscallsDuring);
+          jobs,
+          finished - start,
+          latency,
+          during,
+          0,
+          serverCpu,
+          clientCpuDuring.clientNanos(),
+          clientCpuDuring.samplingNanos(),
+          syscallsDuring);
     } finally {
       clients.forEach(RelayClient::close);
     }

@@ -78,6 +78,7 @@ final class SingleScenario extends ScenarioRun {
   private EndToEndDrain.Result drainSingle(
       ServerProcess server, RelayClient admin, String tag, int jobs) {
     String queue = measurements.fill(admin, tag, jobs);
-    return SingleLeaseDrain.run(server, admin, queue, jobs, config.workers(), config.concurrency());
+    return SingleLeaseDrain.run(
+        server, admin, queue, jobs, config.workers(), config.concurrency(), clientCpu);
   }
 }

@@ -53,7 +53,8 @@ final class SkipLockedLoop {
    * @param jobs jobs taken to done
    * @param nanos from starting the threads to the last ACK's commit
    * @param latency lease+ACK per job in nanoseconds: SELECT to the ACK's COMMIT
-   * @param clientCpuNanos CPU time of this harness JVM (the loop's threads) during the drain
+   * @param clientCpuNanos CPU time of this harness JVM (the loop's threads) during the drain, less
+   *     its resident-memory samplers' (see {@link ClientCpu})
    */
   record Result(long jobs, long nanos, Histogram latency, long clientCpuNanos) {
     double jobsPerSecond() {
@@ -115,7 +116,7 @@ final class SkipLockedLoop {
    * connections} threads, opened before the clock starts; each thread stops when its claim finds no
    * job.
    */
-  Result drain(String queue, int jobs, int connections) {
+  Result drain(String queue, int jobs, int connections, ClientCpu clientCpu) {
     List<Connection> opened = new ArrayList<>();
     List<Thread> threads = new ArrayList<>();
     try {
@@ -132,15 +133,15 @@ final class SkipLockedLoop {
         t.start();
         threads.add(t);
       }
-      long clientCpu = CpuTime.nanos(ProcessHandle.current().pid());
+      ClientCpu.Mark clientCpuStart = clientCpu.mark();
       long start = System.nanoTime();
       go.countDown();
       long finished = progress.awaitFinishedNanos(DrainProgress.timeoutFor(jobs));
-      clientCpu = CpuTime.nanos(ProcessHandle.current().pid()) - clientCpu;
+      long clientCpuNanos = clientCpu.since(clientCpuStart).clientNanos();
       for (Thread t : threads) {
         t.join(TimeUnit.SECONDS.toMillis(30));
       }
-      return new Result(jobs, finished - start, latency, clientCpu);
+      return new Result(jobs, finished - start, latency, clientCpuNanos);
     } catch (SQLException e) {
       throw new IllegalStateException("the SKIP LOCKED loop cannot connect: " + e, e);
     } catch (InterruptedException e) {
