@@ -94,6 +94,35 @@ class SqliteMigrationTest {
   }
 
   @Test
+  void the_migrated_queues_depths_are_counted_for_the_depth_cap() throws Exception {
+    fillAndStop();
+    migrate();
+
+    Map<String, Long> depths = new LinkedHashMap<>();
+    try (Connection c = db.connect();
+        Statement s = c.createStatement();
+        ResultSet r =
+            s.executeQuery(
+                "SELECT queue, sum(unfinished) FROM queue_depths GROUP BY queue ORDER BY queue")) {
+      while (r.next()) {
+        depths.put(r.getString(1), r.getLong(2));
+      }
+    }
+    // q: the job held at the stop (ready again), a ready and a scheduled one; p: its paused job.
+    assertThat(depths).containsExactly(Map.entry("p", 1L), Map.entry("q", 3L));
+    try (JobStore pg =
+        PostgresStore.open(
+            TestStores.config(dir).queueDepthMax(3).build(),
+            target.withClockSkewMax(PostgresConfig.CLOCK_SKEW_CHECK_OFF),
+            clock,
+            new SplittableRandom(42))) {
+      assertThat(TestStores.failure(pg.enqueue(NewJob.of("q", bytes("over"), 0))).code())
+          .isEqualTo(StoreError.QUEUE_FULL);
+      assertThat(enqueue(pg, "p", "fits")).isPositive();
+    }
+  }
+
+  @Test
   void a_fencing_token_from_before_the_migration_is_still_refused() {
     Filled jobs = fillAndStop();
     migrate();
