@@ -41,7 +41,9 @@ final class PostgresEnqueueCommand implements PostgresCommand<List<EnqueueResult
 
   /**
    * The jobs in the batch's order: the identity column numbers rows in the order they are inserted,
-   * which is the {@code ORDER BY}, so the ids returned, sorted, are the jobs' in order.
+   * which is the {@code ORDER BY}, so the ids returned, sorted, are the jobs' in order. The arrays
+   * hold what one request frame carried ({@code ProtocolLimits.FRAME_BYTES_MAX}), so their text
+   * encoding stays within a few MiB.
    */
   private static final String INSERT_ALL =
       "INSERT INTO jobs (queue, state, priority, max_attempts, enqueued_at_ms, available_at_ms,"
