@@ -3,8 +3,11 @@ package dev.relay.server.store.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.protocol.EnqueueResult;
+import dev.relay.protocol.Header;
+import dev.relay.server.store.JobView;
 import dev.relay.server.store.NewJob;
 import dev.relay.server.store.Outcome;
+import dev.relay.server.store.PayloadStart;
 import dev.relay.server.store.QueueDeletion;
 import dev.relay.server.store.StoreConfig;
 import dev.relay.server.store.StoreError;
@@ -15,6 +18,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -122,6 +126,58 @@ class PostgresWriterTest {
     EnqueueResult repeated = again.get(WAIT_SECONDS, TimeUnit.SECONDS);
     assertThat(repeated.created()).isFalse();
     assertThat(repeated.jobId()).isEqualTo(created.jobId());
+  }
+
+  @Test
+  void an_enqueue_batch_that_fits_is_one_insert_and_keeps_every_job_and_its_order()
+      throws Exception {
+    open(config());
+    store.enqueue(NewJob.of("a", new byte[1], 0)).get(WAIT_SECONDS, TimeUnit.SECONDS);
+    store.enqueue(NewJob.of("b", new byte[1], 0)).get(WAIT_SECONDS, TimeUnit.SECONDS);
+    Instant later =
+        Instant.now().plusSeconds(3600).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+    List<NewJob> batch = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      batch.add(
+          new NewJob(
+              i % 2 == 0 ? "a" : "b",
+              ("p" + i).getBytes(StandardCharsets.UTF_8),
+              i % 4,
+              i == 7 ? later : null,
+              i + 1,
+              null,
+              i % 3 == 0 ? "" : "type" + i,
+              i % 5 == 0 ? List.of() : List.of(new Header("h", "v" + i))));
+    }
+    PostgresWriterGate gate = new PostgresWriterGate(store);
+    CompletableFuture<Long> before = statementsUsed();
+    CompletableFuture<List<EnqueueResult>> enqueued = store.enqueueBatch(batch);
+    CompletableFuture<Long> after = statementsUsed();
+    gate.open();
+    List<EnqueueResult> results = enqueued.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    // Each queue's depth read once, then one INSERT for all 20 (the rows were locked already).
+    assertThat(
+            after.get(WAIT_SECONDS, TimeUnit.SECONDS) - before.get(WAIT_SECONDS, TimeUnit.SECONDS))
+        .isEqualTo(2 + 1);
+    assertThat(results).hasSize(20).allMatch(EnqueueResult::created);
+    assertThat(results).extracting(EnqueueResult::jobId).isSorted().doesNotHaveDuplicates();
+    for (int i = 0; i < 20; i++) {
+      NewJob job = batch.get(i);
+      long id = results.get(i).jobId();
+      JobView view = store.inspect(id).get(WAIT_SECONDS, TimeUnit.SECONDS).orElseThrow();
+      assertThat(view.queue()).isEqualTo(job.queue());
+      assertThat(view.priority()).isEqualTo(job.priority());
+      assertThat(view.attemptsMax()).isEqualTo(i + 1);
+      assertThat(view.type()).isEqualTo(job.type());
+      assertThat(view.headers()).isEqualTo(job.headers());
+      assertThat(view.payloadBytes()).isEqualTo(job.payload().length);
+      if (i == 7) {
+        assertThat(view.availableAt()).isEqualTo(later);
+      }
+      PayloadStart payload =
+          store.payloadStart(id, 100).get(WAIT_SECONDS, TimeUnit.SECONDS).orElseThrow();
+      assertThat(payload.start()).isEqualTo(job.payload());
+    }
   }
 
   @Test
