@@ -7,6 +7,7 @@ import static dev.relay.server.store.TestStores.join;
 import static dev.relay.server.store.TestStores.lease;
 import static dev.relay.server.store.TestStores.leaseOne;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relay.server.store.postgres.PostgresStore;
 import dev.relay.server.store.postgres.TestPostgres;
@@ -35,7 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The PostgreSQL store's {@code queue_depths}, which the depth cap reads instead of counting jobs:
  * after every kind of change, made through two nodes, alone or at once, with the retention pass
  * folding the rows meanwhile, each queue's rows add up to its ready and leased jobs; the fold never
- * waits for a writer; and a database of schema version 1 gets its depths counted at migration.
+ * waits for a writer; and a database of schema version 1 gets its depths counted at migration,
+ * which is refused while a node of that older release is still connected.
  */
 class QueueDepthsTest {
   @TempDir Path dir;
@@ -232,6 +234,46 @@ class QueueDepthsTest {
     LeaseGrant g = leaseOne(a, "q");
     assertThat(join(a.ack(g.jobId(), g.token()))).isEqualTo(Outcome.OK);
     leaseOne(a, "q");
+    downgradeToVersion1();
+    a = node();
+    assertThat(depths()).containsEntry("q", 4L).containsEntry("other", 1L);
+    assertDepthsMatchJobs();
+    try (Connection c = db.connect();
+        Statement s = c.createStatement();
+        ResultSet r =
+            s.executeQuery("SELECT count(*) FROM pg_indexes WHERE indexname = 'jobs_unfinished'")) {
+      r.next();
+      assertThat(r.getLong(1)).isZero();
+    }
+  }
+
+  @Test
+  void an_upgrade_is_refused_while_a_node_of_the_older_release_is_connected() throws Exception {
+    enqueue(a, "q", "p");
+    downgradeToVersion1();
+    try (Connection older = db.connect();
+        Statement s = older.createStatement()) {
+      s.execute("SET application_name = 'relay-server'"); // how release 1 named its connections
+      int pid = backendPid(s);
+      assertThatThrownBy(this::node)
+          .isInstanceOf(StoreOpenException.class)
+          .hasMessageContaining("schema version 1")
+          .hasMessageContaining("pid " + pid + " 'relay-server'")
+          .hasMessageContaining("stop every node of the older release");
+      assertThat(schemaVersion()).isEqualTo(1);
+    }
+    try (Connection sameRelease = db.connect();
+        Statement s = sameRelease.createStatement()) {
+      // A node of this build starting at the same time does not count.
+      s.execute("SET application_name = 'relay-server schema 2'");
+      a = node();
+    }
+    assertThat(schemaVersion()).isEqualTo(2);
+    assertThat(depths()).containsEntry("q", 1L);
+  }
+
+  /** Stops both nodes and turns the database back into what schema version 1 looked like. */
+  private void downgradeToVersion1() throws SQLException {
     a.close();
     b.close();
     a = null;
@@ -243,15 +285,21 @@ class QueueDepthsTest {
       s.execute("CREATE INDEX jobs_unfinished ON jobs (queue) WHERE state IN (0, 1)");
       s.execute("UPDATE relay_schema SET version = 1");
     }
-    a = node();
-    assertThat(depths()).containsEntry("q", 4L).containsEntry("other", 1L);
-    assertDepthsMatchJobs();
+  }
+
+  private static int backendPid(Statement s) throws SQLException {
+    try (ResultSet r = s.executeQuery("SELECT pg_backend_pid()")) {
+      r.next();
+      return r.getInt(1);
+    }
+  }
+
+  private int schemaVersion() throws SQLException {
     try (Connection c = db.connect();
         Statement s = c.createStatement();
-        ResultSet r =
-            s.executeQuery("SELECT count(*) FROM pg_indexes WHERE indexname = 'jobs_unfinished'")) {
+        ResultSet r = s.executeQuery("SELECT max(version) FROM relay_schema")) {
       r.next();
-      assertThat(r.getLong(1)).isZero();
+      return r.getInt(1);
     }
   }
 

@@ -27,7 +27,7 @@ final class Connections {
     properties.setProperty("connectTimeout", Long.toString(timeoutSeconds));
     properties.setProperty("loginTimeout", Long.toString(timeoutSeconds));
     properties.setProperty("tcpKeepAlive", "true");
-    properties.setProperty("ApplicationName", "relay-server");
+    properties.setProperty("ApplicationName", PostgresSchema.APPLICATION_NAME);
   }
 
   PostgresConfig config() {

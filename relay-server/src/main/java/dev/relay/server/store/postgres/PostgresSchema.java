@@ -4,15 +4,18 @@ import dev.relay.protocol.JobState;
 import dev.relay.server.store.Invariants;
 import dev.relay.server.store.StoreOpenException;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The PostgreSQL schema, versioned like the SQLite one: {@code relay_schema.version} holds the
  * version, forward migrations run at startup in one transaction under an advisory lock (so nodes
- * starting together migrate once), and a database newer than this build is refused.
+ * starting together migrate once), and a database newer than this build is refused, as is an
+ * upgrade while a node of an older release is still connected.
  *
  * <p>The columns and state codes are SQLite's ({@code jobs.state} holds the protocol's JobState
  * codes), so the shared readers can read both. Ids come from an identity column and are never
@@ -20,6 +23,25 @@ import java.util.List;
  */
 final class PostgresSchema {
   static final int VERSION = 2;
+
+  /**
+   * The {@code application_name} of every connection of this build's nodes. An upgrade's migration
+   * refuses while a connection of a node of an older schema version is open (release 1 named its
+   * connections plain {@code relay-server}): a running node keeps the schema it started with, and
+   * one of version 1 would leave {@code queue_depths} unmaintained, so the depth cap would drift.
+   */
+  static final String APPLICATION_NAME = "relay-server schema " + VERSION;
+
+  /** Connections of older nodes in this database: pid, application_name, client address. */
+  private static final String OLDER_NODES =
+      "SELECT pid, application_name, coalesce(host(client_addr), 'a local socket')"
+          + " FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+          + " AND CASE WHEN application_name ~ '^relay-server schema [0-9]{1,9}$'"
+          + " THEN split_part(application_name, ' ', 3)::int < ?"
+          + " ELSE application_name = 'relay-server' END ORDER BY pid";
+
+  /** How many of the older nodes' connections a refusal names. */
+  private static final int OLDER_NODES_NAMED_MAX = 5;
 
   static final int READY = JobState.READY.code();
   static final int LEASED = JobState.LEASED.code();
@@ -124,6 +146,9 @@ final class PostgresSchema {
                 + VERSION
                 + "; run a newer Relay");
       }
+      if (found > 0 && found < VERSION) {
+        refuseWhileOlderNodesRun(c, url, found);
+      }
       for (int v = found; v < VERSION; v++) {
         for (String sql : MIGRATIONS.get(v)) {
           s.execute(sql);
@@ -136,6 +161,41 @@ final class PostgresSchema {
     } catch (SQLException | RuntimeException e) {
       c.rollback();
       throw e;
+    }
+  }
+
+  /**
+   * Refuses the upgrade from {@code found} while a node of an older release has a connection open.
+   * Checked under the migration lock, so nodes of this build starting together (named {@link
+   * #APPLICATION_NAME}, and waiting for that lock) do not count.
+   */
+  private static void refuseWhileOlderNodesRun(Connection c, String url, int found)
+      throws SQLException {
+    List<String> older = new ArrayList<>();
+    int count = 0;
+    try (PreparedStatement s = c.prepareStatement(OLDER_NODES)) {
+      s.setInt(1, VERSION);
+      try (ResultSet r = s.executeQuery()) {
+        while (r.next()) {
+          count++;
+          if (older.size() < OLDER_NODES_NAMED_MAX) {
+            older.add("pid " + r.getInt(1) + " '" + r.getString(2) + "' from " + r.getString(3));
+          }
+        }
+      }
+    }
+    if (count > 0) {
+      throw new StoreOpenException(
+          url
+              + " has schema version "
+              + found
+              + " and "
+              + count
+              + " connection(s) of relay-server nodes of an older release are open ("
+              + String.join(", ", older)
+              + (count > older.size() ? ", ..." : "")
+              + "); stop every node of the older release, then start this one: a running node"
+              + " keeps the schema it started with");
     }
   }
 }
