@@ -11,6 +11,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class FrameCodecRoundTripTest {
 
@@ -31,6 +32,30 @@ class FrameCodecRoundTripTest {
 
       assertThat(decoded).isEqualTo(frame);
       assertThat(buf.isReadable()).isFalse();
+    } finally {
+      buf.release();
+    }
+  }
+
+  /** ASCII strings take a shortcut in {@code WireReader.string}; every other one is decoded. */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "",
+        "plain ascii, all 0x00 to 0x7f: \u0001~",
+        "é at the start",
+        "at the end: é",
+        "two bytes ü, three bytes \u65e5\u672c, four bytes \uD83D\uDE80",
+        "\u007f\u0080"
+      })
+  void strings_of_any_utf8_decode_to_what_was_encoded(String text) throws ProtocolException {
+    Frame frame = new Frame(3, new Nack(7, Samples.TOKEN, text, 0));
+    ByteBuf buf = Unpooled.buffer();
+    try {
+      FrameCodec.encode(frame, buf);
+      buf.skipBytes(ProtocolLimits.LENGTH_PREFIX_BYTES);
+
+      assertThat(FrameCodec.decode(buf, Side.SERVER)).isEqualTo(frame);
     } finally {
       buf.release();
     }
