@@ -7,11 +7,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sqlite.SQLiteErrorCode;
@@ -19,10 +15,10 @@ import org.sqlite.SQLiteException;
 
 /**
  * The one thread that owns the only write connection. Callers submit commands through a bounded
- * queue and get a future; a full queue fails the future at once. The writer takes one command,
- * drains what else is waiting (up to the batch cap), runs them in one {@code BEGIN IMMEDIATE ...
- * COMMIT}, each in its own savepoint (unless it writes with one statement), and completes the
- * futures only after COMMIT has returned.
+ * queue ({@link WriterQueue}, shared with the PostgreSQL writer) and get a future; a full queue
+ * fails the future at once. The writer takes one command, drains what else is waiting (up to the
+ * batch cap), runs them in one {@code BEGIN IMMEDIATE ... COMMIT}, each in its own savepoint
+ * (unless it writes with one statement), and completes the futures only after COMMIT has returned.
  *
  * <p>Failures: a command's {@link StoreException} rolls back its savepoint only; an I/O error rolls
  * back the batch and fails it with a retryable STORE_UNAVAILABLE while the writer runs on; a broken
@@ -34,32 +30,26 @@ final class Writer {
 
   private static final Logger log = LoggerFactory.getLogger(Writer.class);
 
-  private enum Status {
-    RUNNING,
-    CLOSING,
-    BROKEN
-  }
-
   /** Marks the end of the queue for {@link #close()}. */
   private static final Task<Void> STOP = new Task<>(null, false);
 
-  private final ArrayBlockingQueue<Task<?>> queue;
-  private final int capacity;
+  private final WriterQueue<Task<?>> queue;
   private final int batchMax;
   private final WriteContext context;
   private final QueueCounts counts;
   private final StoreCounters counters;
   private final Thread thread;
-  private final AtomicReference<Status> status = new AtomicReference<>(Status.RUNNING);
-  private volatile Throwable brokenBy;
+
+  /** Why the last batch broke the writer; handed to {@link WriterQueue#stopBroken}. */
+  private Throwable brokenBy;
+
   private volatile CommitObserver observer = CommitObserver.NONE;
   private volatile AvailabilityListener availabilityListener = queues -> {};
   private volatile SQLiteErrorCode faultForNextBatch;
 
   Writer(WriteContext context, QueueCounts counts, StoreCounters counters) {
     StoreConfig config = context.config;
-    this.capacity = config.writerQueueCapacity();
-    this.queue = new ArrayBlockingQueue<>(capacity);
+    this.queue = new WriterQueue<>(config.writerQueueCapacity(), STOP);
     this.batchMax = config.commitMode() == CommitMode.GROUP ? config.batchCommandsMax() : 1;
     this.context = context;
     this.counts = counts;
@@ -88,31 +78,8 @@ final class Writer {
   }
 
   private <T> CompletableFuture<T> enqueue(Task<T> task) {
-    StoreException refusal = refusal();
-    if (refusal != null) {
-      task.future.completeExceptionally(refusal);
-    } else if (!queue.offer(task)) {
-      task.future.completeExceptionally(
-          new StoreException(
-              StoreError.OVERLOADED,
-              "the writer queue is full (" + capacity + " commands, writerQueueCapacity)"));
-    } else if (refusal() != null && queue.remove(task)) {
-      // close() or a broken invariant raced with this offer and may have drained already.
-      task.future.completeExceptionally(refusal());
-    }
+    queue.offer(task);
     return task.future;
-  }
-
-  private StoreException refusal() {
-    return switch (status.get()) {
-      case RUNNING -> null;
-      case CLOSING -> new StoreException(StoreError.SHUTTING_DOWN, "the store is closing");
-      case BROKEN ->
-          new StoreException(
-              StoreError.INTERNAL,
-              "the writer stopped after a broken invariant: " + brokenBy,
-              brokenBy);
-    };
   }
 
   /**
@@ -121,22 +88,11 @@ final class Writer {
    */
   <T> T await(CompletableFuture<T> future) {
     Invariants.check(!isWriterThread(), "a blocking store call on the writer thread");
-    try {
-      return future.get();
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof StoreException s) {
-        throw s;
-      }
-      throw new StoreException(StoreError.INTERNAL, "writer command failed: " + e.getCause(), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new StoreException(
-          StoreError.SHUTTING_DOWN, "interrupted while waiting for the writer");
-    }
+    return WriterQueue.await(future);
   }
 
   int depth() {
-    return queue.size();
+    return queue.depth();
   }
 
   boolean isWriterThread() {
@@ -162,8 +118,7 @@ final class Writer {
       boolean stop = false;
       while (!stop) {
         drained.clear();
-        drained.add(queue.take());
-        queue.drainTo(drained, batchMax - 1);
+        queue.takeBatch(drained, batchMax);
         stop = runAll(drained);
       }
     } catch (InterruptedException e) {
@@ -362,56 +317,18 @@ final class Writer {
 
   /** Fails everything pending with INTERNAL and refuses all later submits. */
   private void stopBroken(List<Task<?>> pending, Throwable cause) {
-    brokenBy = cause;
-    status.set(Status.BROKEN);
-    log.error(
-        "STORE WRITER STOPPED: {}. Every later write fails with INTERNAL until restart.",
-        cause,
-        cause);
-    StoreException failure =
-        new StoreException(
-            StoreError.INTERNAL, "the writer stopped after a broken invariant: " + cause, cause);
-    List<Task<?>> rest = new ArrayList<>(pending);
-    queue.drainTo(rest);
-    for (Task<?> task : rest) {
-      if (task != STOP) {
-        task.future.completeExceptionally(failure);
-      }
-    }
+    queue.stopBroken(pending, cause);
     OutOfMemory.escalateIfHeap(cause); // every waiter has its answer; now the process policy
   }
 
-  /**
-   * Stops accepting commands, lets the writer finish every command already queued, then fails any
-   * that raced in after the last drain with SHUTTING_DOWN.
-   */
+  /** See {@link WriterQueue#close}. */
   void close() {
     Invariants.check(!isWriterThread(), "close() called on the writer thread");
-    status.compareAndSet(Status.RUNNING, Status.CLOSING);
-    boolean interrupted = false;
-    try {
-      while (thread.isAlive() && !queue.offer(STOP, 50, TimeUnit.MILLISECONDS)) {
-        // The writer is draining a full queue; try again.
-      }
-      thread.join();
-    } catch (InterruptedException e) {
-      interrupted = true;
-    }
-    StoreException failure = new StoreException(StoreError.SHUTTING_DOWN, "the store closed");
-    List<Task<?>> rest = new ArrayList<>();
-    queue.drainTo(rest);
-    for (Task<?> task : rest) {
-      if (task != STOP) {
-        task.future.completeExceptionally(failure);
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
+    queue.close(thread);
   }
 
   /** One submitted command and its future; identity matters for {@code queue.remove}. */
-  private static final class Task<T> {
+  private static final class Task<T> implements WriterQueue.Task {
     final WriteCommand<T> command;
     final boolean transactional;
     final CompletableFuture<T> future = new CompletableFuture<>();
@@ -421,6 +338,11 @@ final class Writer {
     Task(WriteCommand<T> command, boolean transactional) {
       this.command = command;
       this.transactional = transactional;
+    }
+
+    @Override
+    public CompletableFuture<?> future() {
+      return future;
     }
 
     void complete() {

@@ -8,6 +8,7 @@ import dev.relay.server.store.StoreConfig;
 import dev.relay.server.store.StoreCounters;
 import dev.relay.server.store.StoreError;
 import dev.relay.server.store.StoreException;
+import dev.relay.server.store.WriterQueue;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -18,11 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.postgresql.PGConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,23 +66,19 @@ final class PostgresWriter {
           + CHANNEL
           + "', payload) FROM unnest(?::text[]) AS n(payload)";
 
-  private enum Status {
-    RUNNING,
-    CLOSING,
-    BROKEN
-  }
-
+  /** Marks the end of the queue for {@link #close()}. */
   private static final Task<Void> STOP = new Task<>(null);
 
-  private final ArrayBlockingQueue<Task<?>> queue;
-  private final int capacity;
+  private final WriterQueue<Task<?>> queue;
   private final int batchMax;
   private final Connections connections;
   private final Transaction tx;
   private final StoreCounters counters;
   private final Thread thread;
-  private final AtomicReference<Status> status = new AtomicReference<>(Status.RUNNING);
-  private volatile Throwable brokenBy;
+
+  /** Why the last batch broke the writer; handed to {@link WriterQueue#stopBroken}. */
+  private Throwable brokenBy;
+
   private volatile CommitObserver observer = CommitObserver.NONE;
   private volatile AvailabilityListener availabilityListener = queues -> {};
   private Connection connection;
@@ -95,8 +88,7 @@ final class PostgresWriter {
 
   PostgresWriter(
       StoreConfig config, Connections connections, Transaction tx, StoreCounters counters) {
-    this.capacity = config.writerQueueCapacity();
-    this.queue = new ArrayBlockingQueue<>(capacity);
+    this.queue = new WriterQueue<>(config.writerQueueCapacity(), STOP);
     this.batchMax = config.batchCommandsMax();
     this.connections = connections;
     this.tx = tx;
@@ -120,47 +112,14 @@ final class PostgresWriter {
   }
 
   private <T> CompletableFuture<T> offer(Task<T> task) {
-    StoreException refusal = refusal();
-    if (refusal != null) {
-      task.future.completeExceptionally(refusal);
-    } else if (!queue.offer(task)) {
-      task.future.completeExceptionally(
-          new StoreException(
-              StoreError.OVERLOADED,
-              "the writer queue is full (" + capacity + " commands, writerQueueCapacity)"));
-    } else if (refusal() != null && queue.remove(task)) {
-      task.future.completeExceptionally(refusal());
-    }
+    queue.offer(task);
     return task.future;
-  }
-
-  private StoreException refusal() {
-    return switch (status.get()) {
-      case RUNNING -> null;
-      case CLOSING -> new StoreException(StoreError.SHUTTING_DOWN, "the store is closing");
-      case BROKEN ->
-          new StoreException(
-              StoreError.INTERNAL,
-              "the writer stopped after a broken invariant: " + brokenBy,
-              brokenBy);
-    };
   }
 
   /** Blocks until {@code future} is done; for lifecycle and housekeeping, never the writer. */
   <T> T await(CompletableFuture<T> future) {
     Invariants.check(!isWriterThread(), "a blocking store call on the writer thread");
-    try {
-      return future.get();
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof StoreException s) {
-        throw s;
-      }
-      throw new StoreException(StoreError.INTERNAL, "writer command failed: " + e.getCause(), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new StoreException(
-          StoreError.SHUTTING_DOWN, "interrupted while waiting for the writer");
-    }
+    return WriterQueue.await(future);
   }
 
   /** The process id PostgreSQL gives the write connection (0 before the first connection). */
@@ -169,7 +128,7 @@ final class PostgresWriter {
   }
 
   int depth() {
-    return queue.size();
+    return queue.depth();
   }
 
   boolean isWriterThread() {
@@ -190,8 +149,7 @@ final class PostgresWriter {
       boolean stop = false;
       while (!stop) {
         drained.clear();
-        drained.add(queue.take());
-        queue.drainTo(drained, batchMax - 1);
+        queue.takeBatch(drained, batchMax);
         stop = drained.remove(STOP);
         if (!runBatch(drained)) {
           stopBroken(drained, brokenBy);
@@ -465,51 +423,16 @@ final class PostgresWriter {
   }
 
   private void stopBroken(List<Task<?>> pending, Throwable cause) {
-    brokenBy = cause;
-    status.set(Status.BROKEN);
-    log.error(
-        "STORE WRITER STOPPED: {}. Every later write fails with INTERNAL until restart.",
-        cause,
-        cause);
-    StoreException failure =
-        new StoreException(
-            StoreError.INTERNAL, "the writer stopped after a broken invariant: " + cause, cause);
-    List<Task<?>> rest = new ArrayList<>(pending);
-    queue.drainTo(rest);
-    for (Task<?> task : rest) {
-      if (task != STOP) {
-        task.future.completeExceptionally(failure);
-      }
-    }
+    queue.stopBroken(pending, cause);
   }
 
   /** Stops accepting commands, lets the writer finish the queued ones, then closes. */
   void close() {
     Invariants.check(!isWriterThread(), "close() called on the writer thread");
-    status.compareAndSet(Status.RUNNING, Status.CLOSING);
-    boolean interrupted = false;
-    try {
-      while (thread.isAlive() && !queue.offer(STOP, 50, TimeUnit.MILLISECONDS)) {
-        // The writer is draining a full queue; try again.
-      }
-      thread.join();
-    } catch (InterruptedException e) {
-      interrupted = true;
-    }
-    StoreException failure = new StoreException(StoreError.SHUTTING_DOWN, "the store closed");
-    List<Task<?>> rest = new ArrayList<>();
-    queue.drainTo(rest);
-    for (Task<?> task : rest) {
-      if (task != STOP) {
-        task.future.completeExceptionally(failure);
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
+    queue.close(thread);
   }
 
-  private static class Task<T> {
+  private static class Task<T> implements WriterQueue.Task {
     final PostgresCommand<T> command;
     final CompletableFuture<T> future = new CompletableFuture<>();
     T result;
@@ -517,6 +440,11 @@ final class PostgresWriter {
 
     Task(PostgresCommand<T> command) {
       this.command = command;
+    }
+
+    @Override
+    public CompletableFuture<?> future() {
+      return future;
     }
 
     /** This task as an ACK the writer may group, or {@code null}. */
