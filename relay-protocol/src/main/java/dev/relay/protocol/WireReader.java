@@ -87,8 +87,8 @@ final class WireReader {
     int from = in.readerIndex();
     if (in.forEachByte(from, length, ASCII) < 0) {
       // All ASCII, which is valid UTF-8 byte for byte: the JDK copies it into a Latin-1 string
-      // without decoding. Queue names, types and header names almost always are; the profile of a
-      // client leasing single jobs had a CharsetDecoder in 7% of its CPU samples.
+      // without decoding. Queue names, types and header names almost always are; in a JFR profile
+      // of a client leasing single jobs, a CharsetDecoder held 9.9% of the client threads' samples.
       in.skipBytes(length);
       return in.toString(from, length, StandardCharsets.US_ASCII);
     }
