@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -229,8 +230,7 @@ class PostgresWriterTest {
    * job, filtered by id.
    */
   @Test
-  void the_writer_plans_once_and_the_lease_plan_looks_up_paused_flags_and_winners_by_key()
-      throws Exception {
+  void the_writer_plans_once_and_the_lease_and_ack_plans_look_up_jobs_by_key() throws Exception {
     open(config());
     for (int b = 0; b < 50; b++) {
       List<NewJob> batch = new ArrayList<>();
@@ -256,45 +256,60 @@ class PostgresWriterTest {
     for (int i = 0; i < 3; i++) {
       store.enqueue(job("p" + i)).get(WAIT_SECONDS, TimeUnit.SECONDS);
     }
-    String plan =
-        store
-            .submitWrite(
-                PostgresCommand.refusingBeforeWriting(
-                    tx -> {
-                      try (var s = tx.connection().createStatement()) {
-                        int[] n = {0};
-                        String numbered =
-                            java.util.regex.Pattern.compile("\\?")
-                                .matcher(PostgresLeaseCommand.CLAIM)
-                                .replaceAll(m -> "\\$" + ++n[0]);
-                        s.execute(
-                            "PREPARE claim_plan(bigint, text[], bigint, int, boolean, bigint,"
-                                + " bytea, bigint, bigint, int, bigint, int) AS "
-                                + numbered);
-                        StringBuilder text = new StringBuilder();
-                        try (ResultSet r = s.executeQuery("SHOW plan_cache_mode")) {
-                          r.next();
-                          text.append(r.getString(1)).append('\n');
-                        }
-                        try (ResultSet r =
-                            s.executeQuery(
-                                "EXPLAIN EXECUTE claim_plan(0, '{q}', 0, 16, false, 0, '\\x00',"
-                                    + " 0, 0, 16, 1000, 0)")) {
-                          while (r.next()) {
-                            text.append(r.getString(1)).append('\n');
-                          }
-                        }
-                        s.execute("DEALLOCATE claim_plan");
-                        return text.toString();
-                      }
-                    }))
-            .get(WAIT_SECONDS, TimeUnit.SECONDS);
-    assertThat(plan).startsWith("force_generic_plan\n");
-    assertThat(plan)
+    String mode = writerQuery("SHOW plan_cache_mode");
+    assertThat(mode).isEqualTo("force_generic_plan\n");
+    String claim =
+        genericPlan(
+            PostgresLeaseCommand.CLAIM,
+            "bigint, text[], bigint, int, boolean, bigint, bytea, bigint, bigint, int, bigint, int",
+            "0, '{q}', 0, 16, false, 0, '\\x00', 0, 0, 16, 1000, " + PostgresSchema.READY);
+    assertThat(claim)
         .contains("Index Scan using queues_pkey on queues")
         .doesNotContain("Seq Scan on queues")
         .containsPattern("Index Scan using jobs_pkey on jobs \\w+ .*\\n\\s+Index Cond: \\(id = ANY")
         .doesNotContain("Seq Scan on jobs");
+    String ackRun =
+        genericPlan(
+            AckCommand.SETTLE,
+            "bigint, bigint[], bytea[], int, bigint, bigint",
+            "0, '{1, 2}', '{}', " + PostgresSchema.LEASED + ", 0, 1");
+    assertThat(ackRun)
+        .contains("Index Scan using jobs_pkey on jobs")
+        .doesNotContain("jobs_leased")
+        .doesNotContain("Seq Scan on jobs");
+  }
+
+  /** The generic plan of {@code sql} on the writer's connection, with {@code args} bound. */
+  private String genericPlan(String sql, String types, String args) throws Exception {
+    int[] n = {0};
+    String numbered = Pattern.compile("\\?").matcher(sql).replaceAll(m -> "\\$" + ++n[0]);
+    writerQuery("PREPARE plan_of(" + types + ") AS " + numbered);
+    try {
+      return writerQuery("EXPLAIN EXECUTE plan_of(" + args + ")");
+    } finally {
+      writerQuery("DEALLOCATE plan_of");
+    }
+  }
+
+  /** The rows of {@code sql} run on the writer's connection, one line each (its first column). */
+  private String writerQuery(String sql) throws Exception {
+    return store
+        .submitWrite(
+            PostgresCommand.refusingBeforeWriting(
+                tx -> {
+                  try (var s = tx.connection().createStatement()) {
+                    StringBuilder text = new StringBuilder();
+                    if (s.execute(sql)) {
+                      try (ResultSet r = s.getResultSet()) {
+                        while (r.next()) {
+                          text.append(r.getString(1)).append('\n');
+                        }
+                      }
+                    }
+                    return text.toString();
+                  }
+                }))
+        .get(WAIT_SECONDS, TimeUnit.SECONDS);
   }
 
   private CompletableFuture<Long> statementsUsed() {
