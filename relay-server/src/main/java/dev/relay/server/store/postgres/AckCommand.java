@@ -27,15 +27,16 @@ record AckCommand(long jobId, FencingToken token) implements PostgresCommand<Out
 
   /**
    * Every ACK of the group fenced as the single ACK fences one (leased, same token, unexpired at
-   * now); the ids are distinct, so no row matches twice.
+   * now); the ids are distinct, so no row matches twice. The leased state is a parameter for the
+   * reason {@link PostgresLeaseCommands}' fence gives: as a literal, the generic plan read every
+   * unexpired lease through {@code jobs_leased} and joined the ids to them.
    */
-  private static final String SETTLE =
+  static final String SETTLE =
       "WITH settled AS (UPDATE jobs SET state = "
           + PostgresSchema.DONE
           + ", finished_at_ms = ?, lease_expires_at_ms = NULL"
           + " FROM unnest(?::bigint[], ?::bytea[]) AS a(id, token) WHERE jobs.id = a.id"
-          + " AND jobs.state = "
-          + PostgresSchema.LEASED
+          + " AND jobs.state = ?::smallint"
           + " AND jobs.fencing_token = a.token AND jobs.lease_expires_at_ms > ?"
           + " RETURNING jobs.id, jobs.queue, jobs.leased_at_ms),"
           + " changes AS (SELECT queue, -count(*) AS delta FROM settled GROUP BY queue),"
@@ -89,8 +90,9 @@ record AckCommand(long jobId, FencingToken token) implements PostgresCommand<Out
     s.setLong(1, now);
     s.setArray(2, tx.connection().createArrayOf("bigint", ids));
     s.setArray(3, tx.connection().createArrayOf("bytea", tokens));
-    s.setLong(4, now);
-    s.setLong(5, tx.depthStripe);
+    s.setInt(4, PostgresSchema.LEASED);
+    s.setLong(5, now);
+    s.setLong(6, tx.depthStripe);
     Map<Long, Outcome> outcomes = new HashMap<>();
     try (ResultSet r = s.executeQuery()) {
       while (r.next()) {

@@ -42,9 +42,26 @@ final class Connections {
 
   /** A new connection with autocommit off and synchronous_commit on (every COMMIT durable). */
   Connection open() throws SQLException {
+    return open("SET synchronous_commit = on");
+  }
+
+  /**
+   * {@link #open()} for a writer, which also plans each of its prepared statements once ({@code
+   * plan_cache_mode = force_generic_plan}). Left to choose, PostgreSQL planned the LEASE's
+   * statement afresh on every execution, and that planning took longer than running it
+   * (docs/benchmarks.md, issue 16 step 8). The writer's statements are written so that their
+   * generic plans are the index lookups they are meant to be.
+   */
+  Connection openWriter() throws SQLException {
+    return open("SET synchronous_commit = on", "SET plan_cache_mode = force_generic_plan");
+  }
+
+  private Connection open(String... settings) throws SQLException {
     Connection c = DriverManager.getConnection(config.url(), properties);
     try (var s = c.createStatement()) {
-      s.execute("SET synchronous_commit = on");
+      for (String setting : settings) {
+        s.execute(setting);
+      }
     } catch (SQLException e) {
       c.close();
       throw e;

@@ -32,8 +32,14 @@ final class PostgresLeaseCommands {
       "queue, state, fencing_token, lease_expires_at_ms, attempts, max_attempts, leased_at_ms";
 
   private static final String READ = "SELECT " + LEASE_COLUMNS + " FROM jobs WHERE id = ?";
-  private static final String FENCE =
-      " WHERE id = ? AND state = " + PostgresSchema.LEASED + " AND fencing_token = ?";
+
+  /**
+   * The fence by job id. The state is a parameter, bound to {@link PostgresSchema#LEASED}: the
+   * writer plans each statement once (generic plans, {@link Connections#openWriter}), and with a
+   * literal state the planner may answer it through the partial index {@code jobs_leased}, reading
+   * every leased job, when the statistics say few are leased.
+   */
+  private static final String FENCE = " WHERE id = ? AND state = ?::smallint AND fencing_token = ?";
 
   /** The fence of the single-statement commands: also the lease's expiry, by the bound now. */
   private static final String FENCE_UNEXPIRED =
@@ -106,7 +112,8 @@ final class PostgresLeaseCommands {
           s.setLong(1, plan.atMillis(now));
           s.setString(2, errorText);
           s.setLong(3, jobId);
-          s.setBytes(4, token.toBytes());
+          s.setInt(4, PostgresSchema.LEASED);
+          s.setBytes(5, token.toBytes());
           if (!Fenced.apply(s, jobId, "nack")) {
             return Outcome.STALE_TOKEN;
           }
@@ -158,8 +165,9 @@ final class PostgresLeaseCommands {
     PreparedStatement s = tx.statement(sql);
     s.setLong(1, value);
     s.setLong(2, jobId);
-    s.setBytes(3, token.toBytes());
-    s.setLong(4, tx.now());
+    s.setInt(3, PostgresSchema.LEASED);
+    s.setBytes(4, token.toBytes());
+    s.setLong(5, tx.now());
     try (ResultSet r = s.executeQuery()) {
       if (!r.next()) {
         return null;

@@ -172,7 +172,7 @@ final class PostgresWriter {
     int succeeded;
     try {
       if (connection == null) {
-        connection = connections.open();
+        connection = connections.openWriter();
         tx.useConnection(connection);
         backendPid = connection.unwrap(PGConnection.class).getBackendPID();
       }

@@ -132,6 +132,13 @@ final class Transaction {
     return FencingToken.random(tokens);
   }
 
+  /** The bytes of {@code count} random fencing tokens, one after the other. */
+  byte[] newTokenBytes(int count) {
+    byte[] bytes = new byte[count * FencingToken.BYTES];
+    tokens.nextBytes(bytes);
+    return bytes;
+  }
+
   void available(String queue) {
     command.available.add(queue);
   }
