@@ -27,8 +27,8 @@ record AckCommand(long jobId, FencingToken token) implements PostgresCommand<Out
 
   /**
    * Every ACK of the group fenced as the single ACK fences one (leased, same token, unexpired at
-   * now); the ids are distinct, so no row matches twice. The leased state is a parameter for the
-   * reason {@link PostgresLeaseCommands}' fence gives: as a literal, the generic plan read every
+   * now); the ids are distinct, so no row matches twice. The leased state is a parameter, as in
+   * every lookup by id ({@link PostgresSchema#BY_ID}): as a literal, the generic plan read every
    * unexpired lease through {@code jobs_leased} and joined the ids to them.
    */
   static final String SETTLE =

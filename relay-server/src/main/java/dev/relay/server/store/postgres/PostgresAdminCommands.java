@@ -22,8 +22,8 @@ final class PostgresAdminCommands {
   private static final String CANCEL =
       "UPDATE jobs SET state = "
           + PostgresSchema.CANCELLED
-          + ", finished_at_ms = ? WHERE id = ? AND state = "
-          + PostgresSchema.READY;
+          + ", finished_at_ms = ? "
+          + PostgresSchema.BY_ID;
   private static final String REQUEUE_SET =
       "UPDATE jobs SET state = "
           + PostgresSchema.READY
@@ -120,6 +120,7 @@ final class PostgresAdminCommands {
       PreparedStatement s = tx.statement(CANCEL);
       s.setLong(1, tx.now());
       s.setLong(2, jobId);
+      s.setInt(3, PostgresSchema.READY);
       if (!Fenced.apply(s, jobId, "cancel")) {
         return Outcome.INVALID_STATE;
       }

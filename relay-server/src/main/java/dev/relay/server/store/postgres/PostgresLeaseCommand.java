@@ -135,14 +135,17 @@ final class PostgresLeaseCommand implements PostgresCommand<LeaseResult> {
           + " FROM requested r LEFT JOIN candidates c ON c.queue = r.name"
           + " LEFT JOIN fenced f ON f.id = c.id";
 
-  /** Fences one candidate past the likely winners. */
+  /**
+   * Fences one candidate past the likely winners; by id, the state a parameter ({@link
+   * PostgresSchema#BY_ID}).
+   */
   private static final String FENCE_ONE =
       "UPDATE jobs SET state = "
           + PostgresSchema.LEASED
           + ", fencing_token = ?, lease_expires_at_ms = ?, leased_at_ms = ?,"
           + " attempts = attempts + 1, fencing_number = fencing_number + 1"
-          + " WHERE id = ? AND state = "
-          + PostgresSchema.READY
+          + " "
+          + PostgresSchema.BY_ID
           + RETURNING;
 
   private static final String TO_CORRUPT =
@@ -152,8 +155,8 @@ final class PostgresLeaseCommand implements PostgresCommand<LeaseResult> {
           + FailureTexts.PAYLOAD_CORRUPT
           + "', attempts = attempts - 1, fencing_number = fencing_number - 1,"
           + " fencing_token = NULL, lease_expires_at_ms = NULL, leased_at_ms = NULL"
-          + " WHERE id = ? AND state = "
-          + PostgresSchema.LEASED;
+          + " "
+          + PostgresSchema.BY_ID;
 
   private final List<String> queues;
   private final int jobsMax;
@@ -313,6 +316,7 @@ final class PostgresLeaseCommand implements PostgresCommand<LeaseResult> {
     fence.setLong(2, tx.now() + leaseMillis);
     fence.setLong(3, tx.now());
     fence.setLong(4, candidate.id());
+    fence.setInt(5, PostgresSchema.READY);
     try (ResultSet r = fence.executeQuery()) {
       if (!r.next()) {
         return null;
@@ -382,6 +386,7 @@ final class PostgresLeaseCommand implements PostgresCommand<LeaseResult> {
     PreparedStatement s = tx.statement(TO_CORRUPT);
     s.setLong(1, tx.now());
     s.setLong(2, id);
+    s.setInt(3, PostgresSchema.LEASED);
     if (Fenced.apply(s, id, "corrupt payload")) {
       tx.event(queue, StoreCounters.Event.DEAD);
       tx.event(queue, StoreCounters.Event.CORRUPT);

@@ -33,13 +33,8 @@ final class PostgresLeaseCommands {
 
   private static final String READ = "SELECT " + LEASE_COLUMNS + " FROM jobs WHERE id = ?";
 
-  /**
-   * The fence by job id. The state is a parameter, bound to {@link PostgresSchema#LEASED}: the
-   * writer plans each statement once (generic plans, {@link Connections#openWriter}), and with a
-   * literal state the planner may answer it through the partial index {@code jobs_leased}, reading
-   * every leased job, when the statistics say few are leased.
-   */
-  private static final String FENCE = " WHERE id = ? AND state = ?::smallint AND fencing_token = ?";
+  /** The fence by job id, the state bound to leased ({@link PostgresSchema#BY_ID}). */
+  private static final String FENCE = " " + PostgresSchema.BY_ID + " AND fencing_token = ?";
 
   /** The fence of the single-statement commands: also the lease's expiry, by the bound now. */
   private static final String FENCE_UNEXPIRED =

@@ -35,11 +35,12 @@ final class PostgresLeaseExpiry {
           + PostgresSchema.LEASED
           + " AND lease_expires_at_ms <= ? AND queue = ? ORDER BY lease_expires_at_ms LIMIT ?"
           + " FOR UPDATE SKIP LOCKED";
+
+  /** By id, the state a parameter ({@link PostgresSchema#BY_ID}). */
   private static final String CAS =
-      " WHERE id = ? AND state = "
-          + PostgresSchema.LEASED
-          + " AND fencing_token = ? AND lease_expires_at_ms <= ?";
-  private static final String TO_READY =
+      " " + PostgresSchema.BY_ID + " AND fencing_token = ? AND lease_expires_at_ms <= ?";
+
+  static final String TO_READY =
       "UPDATE jobs SET state = "
           + PostgresSchema.READY
           + ", fencing_token = NULL, lease_expires_at_ms = NULL, expiries = expiries + 1,"
@@ -100,8 +101,9 @@ final class PostgresLeaseExpiry {
       s.setString(1, FailureTexts.leaseExpired(lease.expiresAtMillis(), lease.attempts()));
       s.setLong(2, plan.atMillis(tx.now()));
       s.setLong(3, lease.id());
-      s.setBytes(4, lease.token());
-      s.setLong(5, tx.now());
+      s.setInt(4, PostgresSchema.LEASED);
+      s.setBytes(5, lease.token());
+      s.setLong(6, tx.now());
       if (!Fenced.apply(s, lease.id(), "lease expiry")) {
         continue;
       }

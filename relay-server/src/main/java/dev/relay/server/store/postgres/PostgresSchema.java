@@ -46,6 +46,19 @@ final class PostgresSchema {
   static final int READY = JobState.READY.code();
   static final int LEASED = JobState.LEASED.code();
   static final int DONE = JobState.DONE.code();
+
+  /**
+   * How the writer's statements name a state when they find a job by id: {@code WHERE id = ? AND
+   * state = ?::smallint}, the state bound as a parameter. The writer plans each statement once
+   * ({@link Connections#openWriter}), and a generic plan cannot see that the id finds one row; with
+   * the state written as a literal, the partial indexes on that state ({@code jobs_ready}, {@code
+   * jobs_leased}) also qualify, and when the statistics show few jobs in that state the planner
+   * picked them: every ready job, or every unexpired lease, filtered by id. Bound as a parameter,
+   * the state proves no partial index's predicate, so only the primary key serves the lookup.
+   * Statements that want the partial index (the candidate read, the expiry scan) keep the literal.
+   */
+  static final String BY_ID = "WHERE id = ? AND state = ?::smallint";
+
   static final int DEAD = JobState.DEAD.code();
   static final int CANCELLED = JobState.CANCELLED.code();
 

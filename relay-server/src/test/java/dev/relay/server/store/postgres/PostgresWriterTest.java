@@ -277,6 +277,15 @@ class PostgresWriterTest {
         .contains("Index Scan using jobs_pkey on jobs")
         .doesNotContain("jobs_leased")
         .doesNotContain("Seq Scan on jobs");
+    String expiry =
+        genericPlan(
+            PostgresLeaseExpiry.TO_READY,
+            "text, bigint, bigint, int, bytea, bigint",
+            "'expired', 0, 1, " + PostgresSchema.LEASED + ", '\\x00', 0");
+    assertThat(expiry)
+        .contains("Index Scan using jobs_pkey on jobs")
+        .doesNotContain("jobs_leased")
+        .doesNotContain("Seq Scan on jobs");
   }
 
   /** The generic plan of {@code sql} on the writer's connection, with {@code args} bound. */
