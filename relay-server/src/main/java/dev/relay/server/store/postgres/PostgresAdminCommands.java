@@ -30,12 +30,25 @@ final class PostgresAdminCommands {
           + ", attempts = 0, available_at_ms = ?, finished_at_ms = NULL, dead_reason = NULL";
   private static final String REQUEUE_ONE =
       REQUEUE_SET + " WHERE id = ? AND state = " + PostgresSchema.DEAD;
-  private static final String REQUEUE_MANY =
+
+  /**
+   * Dead jobs of every queue, oldest id first. One statement for all queues and another for one:
+   * the writer plans each statement once ({@link Connections#openWriter}), and a plan for {@code (?
+   * = '' OR queue = ?)} could not use the index on the queue's dead jobs.
+   */
+  private static final String REQUEUE_ALL =
       REQUEUE_SET
           + " WHERE id IN (SELECT id FROM jobs WHERE state = "
           + PostgresSchema.DEAD
-          + " AND (? = '' OR queue = ?) ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)"
-          + " RETURNING queue";
+          + " ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING queue";
+
+  /** Dead jobs of one queue, oldest id first, through {@code jobs_dead}. */
+  private static final String REQUEUE_QUEUE =
+      REQUEUE_SET
+          + " WHERE id IN (SELECT id FROM jobs WHERE state = "
+          + PostgresSchema.DEAD
+          + " AND queue = ? ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING queue";
+
   private static final String DELETE_DEAD =
       "DELETE FROM jobs WHERE id = ? AND state = " + PostgresSchema.DEAD;
   private static final String DEAD_PURGE =
@@ -233,11 +246,13 @@ final class PostgresAdminCommands {
 
   static PostgresCommand<Long> deadRequeue(String queueOrEmpty, int limit) {
     return tx -> {
-      PreparedStatement s = tx.statement(REQUEUE_MANY);
+      PreparedStatement s = tx.statement(queueOrEmpty.isEmpty() ? REQUEUE_ALL : REQUEUE_QUEUE);
       s.setLong(1, tx.now());
-      s.setString(2, queueOrEmpty);
-      s.setString(3, queueOrEmpty);
-      s.setInt(4, limit);
+      int next = 2;
+      if (!queueOrEmpty.isEmpty()) {
+        s.setString(next++, queueOrEmpty);
+      }
+      s.setInt(next, limit);
       long moved = 0;
       try (ResultSet r = s.executeQuery()) {
         while (r.next()) {
