@@ -88,10 +88,11 @@ final class PostgresLeaseCommand implements PostgresCommand<LeaseResult> {
    *
    * <p>The writer plans it once ({@link Connections#openWriter}), so the generic plan must be right
    * whatever the table's statistics say: the paused flag is a scalar subquery (a lookup by name,
-   * never a scan of every paused queue), and the fence names the ready state as a parameter, so the
-   * planner cannot read the winners through the partial index {@code jobs_ready} (every ready job,
-   * filtered by id) instead of by primary key. Both were chosen in generic plans measured in
-   * relay-bench, at 0.8 ms per LEASE instead of 0.2.
+   * never a scan of every paused queue), and the fence names the winners' ids in an array (an index
+   * condition on the primary key, which a join to {@code ranked} alone does not give) and the ready
+   * state as a parameter, so the planner cannot read the winners through the partial index {@code
+   * jobs_ready} (every ready job, filtered by id) instead of by primary key. Both were chosen in
+   * generic plans measured in relay-bench, at 0.8 ms per LEASE instead of 0.2.
    */
   static final String CLAIM =
       "WITH requested AS (SELECT r.name,"
