@@ -39,10 +39,11 @@ import org.slf4j.LoggerFactory;
  * in a savepoint: the failing command then fails alone, exactly as if it had had one from the
  * start, and nothing of the first run reached the database or the replies.
  *
- * <p>ACKs: a run of consecutive ACKs of distinct jobs is settled in one statement ({@link
- * AckCommand#settleAll}) instead of one each, since ACKs are most of a busy batch and the writer is
- * bound by its round trips. In the rerun with savepoints every ACK runs alone, so a failing ACK
- * fails alone.
+ * <p>ACKs: the ACKs of distinct jobs from one ACK up to the next command that is neither an ACK nor
+ * a LEASE are settled in one statement ({@link AckCommand#settleAll}) instead of one each, ahead of
+ * the LEASEs between them ({@link #ackRun}), since ACKs are most of a busy batch and the writer is
+ * bound by its round trips. In the rerun with savepoints every ACK runs alone, in batch order, so a
+ * failing ACK fails alone.
  *
  * <p>Failures: a command's {@link StoreException} rolls back its savepoint only; a lost database
  * fails the batch with a retryable STORE_UNAVAILABLE and the next batch reconnects; a broken
@@ -223,17 +224,19 @@ final class PostgresWriter {
       task.result = null;
       task.failure = null;
     }
-    int next = 0;
-    while (next < batch.size()) {
-      List<AckTask> acks = everyInSavepoint ? List.of() : ackRun(batch, next);
+    boolean[] settled = new boolean[batch.size()];
+    for (int next = 0; next < batch.size(); next++) {
+      if (settled[next]) {
+        continue;
+      }
+      List<AckTask> acks = everyInSavepoint ? List.of() : ackRun(batch, next, settled);
       if (!acks.isEmpty()) {
         if (!runAcks(acks)) {
           return false;
         }
-        next += acks.size();
         continue;
       }
-      Task<?> task = batch.get(next++);
+      Task<?> task = batch.get(next);
       if (everyInSavepoint || task.command.needsSavepoint()) {
         runInSavepoint(task);
       } else if (!runBare(task)) {
@@ -244,23 +247,50 @@ final class PostgresWriter {
   }
 
   /**
-   * The ACKs that run as one group from {@code batch[from]} on: consecutive, of distinct jobs. Only
-   * consecutive ones, so every command still runs in batch order and answers exactly what it
-   * answers alone. Moving ACKs past other commands would change answers: an ACK and a LEASE swapped
-   * answer NOT_LEASED or STALE_TOKEN for LEASE_EXPIRED (or the reverse) when the LEASE sweeps the
-   * ACK's expired lease, and an ACK and an ENQUEUE swapped change the unfinished jobs the ENQUEUE
-   * counts against its queue's cap. A repeated job ends the run: the second ACK of a job must see
-   * the first one's write and answer ALREADY_ACKED.
+   * The ACKs that run as one group at {@code batch[from]}: that ACK and every later one of a
+   * distinct job, up to the first command that is neither an ACK nor a LEASE; each is marked in
+   * {@code settled}. Empty when {@code batch[from]} is not an ACK.
+   *
+   * <p>ACKs move ahead of the LEASEs between them, so that a batch of ACKs and LEASEs in the order
+   * they arrived (about 10 and 2 in a busy drain) is one round trip for its ACKs, not one per run
+   * between two LEASEs: the writer is bound by its round trips. This keeps every answer one that
+   * the requests could get. Requests of a batch, even of one connection, are all pending at once,
+   * and the protocol answers pipelined requests in any order, so running a later ACK first is a
+   * valid order; the group's now is an instant within each ACK's wait ({@link
+   * AckCommand#settleAll}). What the move can change is which refusal an ACK answers: an ACK of a
+   * lease that expired answers LEASE_EXPIRED before a LEASE that sweeps that lease, where it would
+   * have answered NOT_LEASED or STALE_TOKEN after it. An accepted ACK stays accepted (a LEASE only
+   * takes ready jobs and sweeps leases expired at its own, later, now), and the LEASE claims the
+   * same ready jobs (an ACK only settles a leased job).
+   *
+   * <p>ACKs move past nothing else: an ACK swapped with an ENQUEUE changes the unfinished jobs the
+   * ENQUEUE counts against its queue's cap, and one swapped with a NACK, RENEW or admin command of
+   * the same job changes what both answer. A job named again ends the group: its second ACK must
+   * see the first one's write and answer ALREADY_ACKED, so it runs in a later group.
    */
-  private static List<AckTask> ackRun(List<Task<?>> batch, int from) {
+  private static List<AckTask> ackRun(List<Task<?>> batch, int from, boolean[] settled) {
+    if (batch.get(from).asAck() == null) {
+      return List.of();
+    }
     List<AckTask> run = new ArrayList<>();
     Set<Long> jobIds = new HashSet<>();
     for (int i = from; i < batch.size(); i++) {
-      AckTask ack = batch.get(i).asAck();
-      if (ack == null || !jobIds.add(ack.ack.jobId())) {
+      if (settled[i]) {
+        continue;
+      }
+      Task<?> task = batch.get(i);
+      AckTask ack = task.asAck();
+      if (ack == null) {
+        if (task.command instanceof PostgresLeaseCommand) {
+          continue;
+        }
+        break;
+      }
+      if (!jobIds.add(ack.ack.jobId())) {
         break;
       }
       run.add(ack);
+      settled[i] = true;
     }
     return run;
   }

@@ -33,9 +33,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The writer settles a run of consecutive ACKs in one statement: every ACK of the run answers what
- * it answers alone (accepted, stale token, expired lease, unknown job, not leased, already ACKed,
- * the same job twice), commands around the run keep their order, the run is one statement (two with
+ * The writer settles a run of ACKs in one statement: every ACK of the run answers what it answers
+ * alone (accepted, stale token, expired lease, unknown job, not leased, already ACKed, the same job
+ * twice), the run moves ahead of LEASEs and of nothing else, it is one statement (two with
  * refusals), and a batch that runs again with savepoints answers the same.
  */
 class PostgresAckGroupTest {
@@ -186,6 +186,64 @@ class PostgresAckGroupTest {
     assertThat(join(stale)).isEqualTo(Outcome.STALE_TOKEN);
     assertThat(join(second)).isEqualTo(Outcome.OK);
     assertThat(join(after) - join(before)).isEqualTo(2);
+  }
+
+  @Test
+  void acks_on_both_sides_of_leases_are_one_statement_ahead_of_them() throws Exception {
+    LeaseGrant a = leaseOne(LEASE);
+    LeaseGrant b = leaseOne(LEASE);
+    LeaseGrant c = leaseOne(LEASE);
+    long first = enqueue("first");
+    long second = enqueue("second");
+
+    PostgresWriterGate gate = new PostgresWriterGate(store);
+    CompletableFuture<Long> before = statementsUsed();
+    var aAck = store.ack(a.jobId(), a.token());
+    CompletableFuture<LeaseResult> firstLease = store.lease(request(1, LEASE));
+    var bAck = store.ack(b.jobId(), b.token());
+    CompletableFuture<LeaseResult> secondLease = store.lease(request(1, LEASE));
+    var cAck = store.ack(c.jobId(), c.token());
+    CompletableFuture<Long> after = statementsUsed();
+    gate.open();
+
+    assertThat(List.of(join(aAck), join(bAck), join(cAck))).containsOnly(Outcome.OK);
+    assertThat(join(firstLease).jobs()).extracting(LeaseGrant::jobId).containsExactly(first);
+    assertThat(join(secondLease).jobs()).extracting(LeaseGrant::jobId).containsExactly(second);
+    // One UPDATE for the three ACKs and one statement per LEASE; in batch order it was five.
+    assertThat(join(after) - join(before)).isEqualTo(3);
+  }
+
+  @Test
+  void an_ack_run_ahead_of_a_lease_that_sweeps_its_expired_lease_answers_lease_expired()
+      throws Exception {
+    LeaseGrant expired = leaseOne(Duration.ofSeconds(1));
+    LeaseGrant valid = leaseOne(LEASE);
+    enqueue("ready");
+    millis.addAndGet(2_005);
+
+    PostgresWriterGate gate = new PostgresWriterGate(store);
+    var validAck = store.ack(valid.jobId(), valid.token());
+    CompletableFuture<LeaseResult> lease = store.lease(request(1, LEASE));
+    var expiredAck = store.ack(expired.jobId(), expired.token());
+    gate.open();
+
+    // In batch order the LEASE would sweep the lease first and the ACK answer NOT_LEASED or
+    // STALE_TOKEN; both orders are valid for requests pending together, and the ACK changed
+    // nothing.
+    assertThat(join(validAck)).isEqualTo(Outcome.OK);
+    assertThat(join(expiredAck)).isEqualTo(Outcome.LEASE_EXPIRED);
+    assertThat(join(lease).jobs()).hasSize(1);
+
+    // A LEASE ahead of the first ACK stays ahead: it sweeps the lease, and the ACK then finds none.
+    LeaseGrant second = leaseOne(Duration.ofSeconds(1));
+    enqueue("ready");
+    millis.addAndGet(2_005);
+    gate = new PostgresWriterGate(store);
+    lease = store.lease(request(1, LEASE));
+    var afterSweep = store.ack(second.jobId(), second.token());
+    gate.open();
+    assertThat(join(afterSweep)).isIn(Outcome.NOT_LEASED, Outcome.STALE_TOKEN);
+    assertThat(join(lease).jobs()).hasSize(1);
   }
 
   @Test
