@@ -41,7 +41,8 @@ public final class PostgresReads {
   /**
    * One row per queue: paused, due ready, scheduled, leased, done, dead, cancelled, oldest due
    * available time. A scan of the queue's jobs: STATS on PostgreSQL costs in proportion to the jobs
-   * held, unlike SQLite's counts kept in memory.
+   * held, unlike SQLite's counts kept in memory, which is why a node runs one at a time ({@link
+   * PostgresStore#stats()}).
    */
   private static final String QUEUE_STATS =
       "SELECT q.name, q.paused,"

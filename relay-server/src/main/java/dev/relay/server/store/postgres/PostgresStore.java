@@ -23,6 +23,7 @@ import dev.relay.server.store.NewJob;
 import dev.relay.server.store.Outcome;
 import dev.relay.server.store.PayloadStart;
 import dev.relay.server.store.QueueDeletion;
+import dev.relay.server.store.QueueSnapshot;
 import dev.relay.server.store.Reads;
 import dev.relay.server.store.RecoveryReport;
 import dev.relay.server.store.RenewResult;
@@ -86,6 +87,12 @@ public final class PostgresStore implements JobStore {
   private final ClockSkewGuard clockSkew;
   private final Housekeeping housekeeping;
   private final AtomicBoolean closed = new AtomicBoolean();
+
+  /** The reading of {@link #stats()}'s counts in progress, or null; guarded by this. */
+  private CompletableFuture<DatabaseCounts> countsReading;
+
+  /** The reading promised to the STATS that came while one was in progress; guarded by this. */
+  private CompletableFuture<DatabaseCounts> countsNext;
 
   private PostgresStore(
       StoreConfig config,
@@ -376,18 +383,67 @@ public final class PostgresStore implements JobStore {
         c -> Reads.deadGroups(c, PostgresReads.DEAD_SCAN, DEAD_GROUPS_SCAN_MAX, DEAD_GROUPS_MAX));
   }
 
-  /** Counts read from the database (every node's jobs), not from this node's memory. */
+  /**
+   * Counts read from the database (every node's jobs), not from this node's memory. A reading scans
+   * the queues' jobs, so readings never overlap: a STATS that arrives while one runs waits for the
+   * next, which starts when that one ends and serves every STATS that arrived meanwhile. Each
+   * answer is read after its request arrived, as alone, and a flood of STATS keeps one read
+   * connection busy, not the whole pool (INSPECT and the listings keep the others). This node's
+   * commit counters and writer queue are read at the answer.
+   */
   @Override
   public CompletableFuture<StoreStats> stats() {
-    return read(
-        c ->
-            new StoreStats(
-                PostgresReads.queues(c, clock.millis()),
-                PostgresReads.databaseBytes(c),
-                counters.commits(),
-                counters.committedCommands(),
-                writer.depth()));
+    return databaseCounts()
+        .thenApply(
+            d ->
+                new StoreStats(
+                    d.queues(),
+                    d.databaseBytes(),
+                    counters.commits(),
+                    counters.committedCommands(),
+                    writer.depth()));
   }
+
+  private CompletableFuture<DatabaseCounts> databaseCounts() {
+    CompletableFuture<DatabaseCounts> first;
+    synchronized (this) {
+      if (countsReading != null) {
+        if (countsNext == null) {
+          countsNext = new CompletableFuture<>();
+        }
+        return countsNext;
+      }
+      first = countsReading = new CompletableFuture<>();
+    }
+    readCounts(first);
+    return first;
+  }
+
+  /** Reads the counts into {@code into}; when done, starts the reading its waiters wait for. */
+  private void readCounts(CompletableFuture<DatabaseCounts> into) {
+    long now = clock.millis();
+    read(c -> new DatabaseCounts(PostgresReads.queues(c, now), PostgresReads.databaseBytes(c)))
+        .whenComplete(
+            (counts, failure) -> {
+              CompletableFuture<DatabaseCounts> next;
+              synchronized (this) {
+                next = countsNext;
+                countsNext = null;
+                countsReading = next;
+              }
+              if (next != null) {
+                readCounts(next);
+              }
+              if (failure != null) {
+                into.completeExceptionally(failure);
+              } else {
+                into.complete(counts);
+              }
+            });
+  }
+
+  /** What {@link #stats()} reads from the database. */
+  private record DatabaseCounts(List<QueueSnapshot> queues, long databaseBytes) {}
 
   /** Also checks this node's clock against the database's again: expiry is what it decides. */
   @Override
