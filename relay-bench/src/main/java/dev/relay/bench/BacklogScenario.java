@@ -42,6 +42,7 @@ final class BacklogScenario extends ScenarioRun {
           measureShallow(shallow, shallowAdmin);
         }
       }
+      noteMeasuredCompiling("backlog");
       report
           .figure(DEEP + ".depthAtEndJobs", "jobs", "jobs still waiting in the deep queue")
           .add(ServerProcess.depth(deepAdmin, DEEP_QUEUE));

@@ -64,6 +64,7 @@ final class DefaultScenario extends ScenarioRun {
           steps.get((i + rep) % steps.size()).run();
         }
       }
+      noteMeasuredCompiling("default");
       recordMemory(group, rss);
     }
     measureFsync();

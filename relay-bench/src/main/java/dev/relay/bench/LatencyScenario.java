@@ -33,6 +33,7 @@ final class LatencyScenario extends ScenarioRun {
             PREFIX,
             measurements.endToEnd(server, admin, "latency", config.jobs(), 1, 1).drain());
       }
+      noteMeasuredCompiling("latency");
       measureFsync();
     }
     report

@@ -39,6 +39,7 @@ final class QueuesScenario extends ScenarioRun {
           measureOne(server, admin);
         }
       }
+      noteMeasuredCompiling("queues");
     }
     report.ratio(
         RATIO,

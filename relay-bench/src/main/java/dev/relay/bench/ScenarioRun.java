@@ -5,12 +5,24 @@ import dev.relay.server.store.CommitMode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.function.IntConsumer;
 
 /** What every scenario has: the run's settings, the report it adds to, and the shared steps. */
 abstract class ScenarioRun {
   static final Duration SETTLE_MAX = Duration.ofSeconds(30);
   static final String FSYNC_PER_SECOND = "disk.fsyncPerSecond";
   static final String FSYNC_P50 = "disk.fsyncP50Micros";
+
+  /**
+   * A warm-up round during which a JVM compiled for more than this share of it was not warm. The
+   * harness itself never gets much below 2 to 3%: between drains it runs other code (fills, new
+   * clients) and its JIT keeps a trickle of compilations going.
+   */
+  static final double JIT_BUSY_SHARE = 0.05;
+
+  /** Warm-up rounds past the configured jobs run for at most this many times as many more. */
+  static final int EXTRA_WARMUP_FACTOR = 3;
 
   final BenchConfig config;
   final Report report;
@@ -19,6 +31,9 @@ abstract class ScenarioRun {
   final ClientCpu clientCpu;
 
   final Measurements measurements;
+
+  /** Set by {@link #settle}. */
+  private JitTime.Round.Start measuredFrom;
 
   ScenarioRun(BenchConfig config, Report report) {
     this.config = config;
@@ -37,33 +52,90 @@ abstract class ScenarioRun {
 
   /**
    * Unmeasured fills and drains of {@code jobs} each with the default workers, until the warm-up
-   * jobs are done, so both JVMs have compiled every path a measurement takes, its start and end
-   * included (one long drain left the first measured repetitions a third slower in trials).
+   * jobs are done and then {@linkplain #warmUpUntilCompiled until the JIT is done}, so both JVMs
+   * have compiled every path a measurement takes, its start and end included (one long drain left
+   * the first measured repetitions a third slower in trials).
    */
   void warmUp(ServerProcess server, RelayClient admin) {
-    int total = warmupJobs(server.commitMode());
-    for (int done = 0; done < total; done += config.jobs()) {
-      measurements.endToEnd(
-          server,
-          admin,
-          "warmup",
-          Math.min(config.jobs(), total - done),
-          config.workers(),
-          config.concurrency());
-    }
+    warmUpUntilCompiled(
+        server.commitMode().name().toLowerCase(Locale.ROOT) + " server",
+        server.pid(),
+        warmupJobs(server.commitMode()),
+        jobs ->
+            measurements.endToEnd(
+                server, admin, "warmup", jobs, config.workers(), config.concurrency()));
   }
 
   /** The same for a store-only process. */
   void warmUp(StoreOnlyProcess store) {
-    int total = warmupJobs(store.commitMode());
-    for (int done = 0; done < total; done += config.jobs()) {
-      measurements.storeOnly(store, "warmup", Math.min(config.jobs(), total - done));
+    warmUpUntilCompiled(
+        store.commitMode().name().toLowerCase(Locale.ROOT) + " store-only process",
+        store.pid(),
+        warmupJobs(store.commitMode()),
+        jobs -> measurements.storeOnly(store, "warmup", jobs));
+  }
+
+  /**
+   * Runs warm-up rounds of at most {@code config.jobs()} jobs each ({@code round} takes the round's
+   * job count) until {@code configured} jobs are done; then, while the last round still kept the
+   * JIT of the process {@code pid} or of this JVM busy for more than {@link #JIT_BUSY_SHARE} of the
+   * round's time, more rounds, up to {@link #EXTRA_WARMUP_FACTOR} times {@code configured} more. A
+   * warm-up of 0 jobs stays 0. Notes what it did under {@code what}.
+   *
+   * <p>Why: the fixed 40,000 jobs were not enough. With four times as many, the single scenario's
+   * client CPU per job fell from 23 to 33 us to 14 to 19 us in alternating runs, the server's from
+   * 47 to 61 to 45 to 55: the JIT compilers were still working during the measured drains, and
+   * their CPU counted per job. How long compiling takes depends on the machine, so the warm-up asks
+   * the JVMs instead of guessing a count.
+   */
+  void warmUpUntilCompiled(String what, long pid, int configured, IntConsumer round) {
+    long max = (long) configured * (1 + EXTRA_WARMUP_FACTOR);
+    long done = 0;
+    JitTime.Round last = null;
+    while (moreWarmUp(done, configured, last)) {
+      int jobs = (int) Math.min(config.jobs(), done < configured ? configured - done : max - done);
+      boolean watched = done + jobs >= configured;
+      JitTime.Round.Start start = watched ? JitTime.Round.start(pid) : null;
+      round.accept(jobs);
+      done += jobs;
+      if (watched) {
+        last = start.end();
+      }
+    }
+    if (last != null) {
+      report.note(
+          "warm-up of the "
+              + what
+              + ": "
+              + String.format(Locale.ROOT, "%,d", configured)
+              + " jobs"
+              + (done > configured
+                  ? String.format(Locale.ROOT, " + %,d until the JIT was done", done - configured)
+                  : "")
+              + "; its last round: "
+              + last.describe()
+              + (last.compiling(JIT_BUSY_SHARE) ? " (still compiling at the cap)" : ""));
     }
   }
 
   /**
+   * Whether to run another warm-up round after {@code done} jobs: until {@code configured}, then
+   * while {@code last} (the round just run, null before the watched rounds) kept a JIT busy, up to
+   * the cap.
+   */
+  static boolean moreWarmUp(long done, int configured, JitTime.Round last) {
+    if (done < configured) {
+      return true;
+    }
+    return last != null
+        && last.compiling(JIT_BUSY_SHARE)
+        && done < (long) configured * (1 + EXTRA_WARMUP_FACTOR);
+  }
+
+  /**
    * After the warm-ups: waits (at most {@link #SETTLE_MAX}) until {@code pids} and this JVM are
-   * idle, so JIT compilation left over from the warm-up does not run during the measurements.
+   * idle, so JIT compilation left over from the warm-up does not run during the measurements; then
+   * starts counting their compile time for {@link #noteMeasuredCompiling}.
    */
   void settle(String scenario, long... pids) {
     List<Long> all = new ArrayList<>();
@@ -78,6 +150,16 @@ abstract class ScenarioRun {
             + waited.toMillis()
             + " ms after the warm-up"
             + (waited.compareTo(SETTLE_MAX) >= 0 ? " (gave up waiting; still busy)" : ""));
+    measuredFrom = JitTime.Round.start(pids);
+  }
+
+  /**
+   * Notes how long the JIT compilers of the settled processes and of this JVM worked since {@link
+   * #settle}, that is during the measurements, whose CPU per job includes it. Call it before the
+   * processes stop.
+   */
+  void noteMeasuredCompiling(String scenario) {
+    report.note(scenario + ": during the measurements " + measuredFrom.end().describe());
   }
 
   int warmupJobs(CommitMode mode) {

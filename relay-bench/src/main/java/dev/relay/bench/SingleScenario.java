@@ -35,6 +35,7 @@ final class SingleScenario extends ScenarioRun {
           measureSingle(server, admin);
         }
       }
+      noteMeasuredCompiling("single");
     }
     report.ratio(
         RATIO,
@@ -60,10 +61,11 @@ final class SingleScenario extends ScenarioRun {
 
   /** The Worker warm-up leaves the client's LEASE-for-one path cold; this compiles it too. */
   private void warmUpSingle(ServerProcess server, RelayClient admin) {
-    int total = config.warmupJobs();
-    for (int done = 0; done < total; done += config.jobs()) {
-      drainSingle(server, admin, "warmup-single", Math.min(config.jobs(), total - done));
-    }
+    warmUpUntilCompiled(
+        "server, LEASE of one job",
+        server.pid(),
+        config.warmupJobs(),
+        jobs -> drainSingle(server, admin, "warmup-single", jobs));
   }
 
   private void measureSingle(ServerProcess server, RelayClient admin) {
