@@ -29,9 +29,19 @@ final class BacklogScenario extends ScenarioRun {
         RelayClient deepAdmin = deep.connect("bench-admin")) {
       fillDeep(deepAdmin);
       warmUp(shallow, shallowAdmin);
-      if (config.warmupJobs() > 0) {
-        drainDeep(deep, deepAdmin, config.warmupJobs());
-      }
+      // Drained from the deep queue itself, which must keep jobs for every measured drain.
+      long deepWarmupMax =
+          Math.min(
+              (long) config.warmupJobs() * (1 + EXTRA_WARMUP_FACTOR),
+              Math.max(
+                  config.warmupJobs(),
+                  config.deepBacklogJobs() - (long) (config.repetitions() + 1) * config.jobs()));
+      warmUpUntilCompiled(
+          "deep-backlog server",
+          deep.pid(),
+          config.warmupJobs(),
+          deepWarmupMax,
+          jobs -> drainDeep(deep, deepAdmin, jobs));
       settle("backlog", shallow.pid(), deep.pid());
       for (int rep = 0; rep < config.repetitions(); rep++) {
         if (rep % 2 == 0) {

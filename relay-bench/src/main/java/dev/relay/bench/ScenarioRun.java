@@ -89,10 +89,15 @@ abstract class ScenarioRun {
    * the JVMs instead of guessing a count.
    */
   void warmUpUntilCompiled(String what, long pid, int configured, IntConsumer round) {
-    long max = (long) configured * (1 + EXTRA_WARMUP_FACTOR);
+    warmUpUntilCompiled(
+        what, pid, configured, (long) configured * (1 + EXTRA_WARMUP_FACTOR), round);
+  }
+
+  /** The same, with rounds past {@code configured} up to {@code max} jobs in all. */
+  void warmUpUntilCompiled(String what, long pid, int configured, long max, IntConsumer round) {
     long done = 0;
     JitTime.Round last = null;
-    while (moreWarmUp(done, configured, last)) {
+    while (moreWarmUp(done, configured, max, last)) {
       int jobs = (int) Math.min(config.jobs(), done < configured ? configured - done : max - done);
       boolean watched = done + jobs >= configured;
       JitTime.Round.Start start = watched ? JitTime.Round.start(pid) : null;
@@ -121,15 +126,13 @@ abstract class ScenarioRun {
   /**
    * Whether to run another warm-up round after {@code done} jobs: until {@code configured}, then
    * while {@code last} (the round just run, null before the watched rounds) kept a JIT busy, up to
-   * the cap.
+   * {@code max} jobs.
    */
-  static boolean moreWarmUp(long done, int configured, JitTime.Round last) {
+  static boolean moreWarmUp(long done, int configured, long max, JitTime.Round last) {
     if (done < configured) {
       return true;
     }
-    return last != null
-        && last.compiling(JIT_BUSY_SHARE)
-        && done < (long) configured * (1 + EXTRA_WARMUP_FACTOR);
+    return last != null && last.compiling(JIT_BUSY_SHARE) && done < max;
   }
 
   /**
