@@ -13,8 +13,10 @@ interface WriteCommand<T> {
   T execute(WriteContext context) throws SQLException;
 
   /**
-   * Whether the writer must wrap this command in a savepoint: true unless a failure can never leave
-   * part of its change behind (see {@link #oneWrite}).
+   * Whether the writer must wrap this command in a savepoint: true unless it throws {@link
+   * StoreException} only before its first write (see {@link #oneWrite}). A command run bare that
+   * fails with an unexpected SQLite error may have written part of its change; the writer then
+   * rolls the batch back and runs it again with every command in a savepoint.
    */
   default boolean needsSavepoint() {
     return true;
@@ -22,8 +24,8 @@ interface WriteCommand<T> {
 
   /**
    * Marks a command that writes with at most one statement and throws no {@link StoreException}
-   * after it: SQLite applies one statement whole or not at all, so the command needs no savepoint
-   * of its own, which saves two statements per ACK, NACK, RELEASE and RENEW.
+   * after it: it needs no savepoint of its own, which saves two statements per ACK, NACK, RELEASE
+   * and RENEW.
    */
   static <T> WriteCommand<T> oneWrite(WriteCommand<T> command) {
     return new WriteCommand<>() {

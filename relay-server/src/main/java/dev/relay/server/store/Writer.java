@@ -17,8 +17,10 @@ import org.sqlite.SQLiteException;
  * The one thread that owns the only write connection. Callers submit commands through a bounded
  * queue ({@link WriterQueue}, shared with the PostgreSQL writer) and get a future; a full queue
  * fails the future at once. The writer takes one command, drains what else is waiting (up to the
- * batch cap), runs them in one {@code BEGIN IMMEDIATE ... COMMIT}, each in its own savepoint
- * (unless it writes with one statement), and completes the futures only after COMMIT has returned.
+ * batch cap), runs them in one {@code BEGIN IMMEDIATE ... COMMIT}, each in its own savepoint unless
+ * it refuses only before it writes (ACK, LEASE, ...: {@link WriteCommand#needsSavepoint}), and
+ * completes the futures only after COMMIT has returned. An unexpected SQLite error in a command
+ * without a savepoint rolls the batch back and runs it again with a savepoint for every command.
  *
  * <p>Failures: a command's {@link StoreException} rolls back its savepoint only; an I/O error rolls
  * back the batch and fails it with a retryable STORE_UNAVAILABLE while the writer runs on; a broken
@@ -161,11 +163,18 @@ final class Writer {
     }
     long start = System.nanoTime();
     context.batchStarted();
-    int succeeded = 0;
+    int succeeded;
     try {
       execute("BEGIN IMMEDIATE");
-      for (Task<?> task : batch) {
-        succeeded += runInSavepoint(task) ? 1 : 0;
+      succeeded = runCommands(batch, false);
+      if (succeeded < 0) {
+        // A bare command failed after it may have written: nothing of this run may stay.
+        context.resetStatements();
+        execute("ROLLBACK");
+        context.forgetLeaseEnds();
+        context.batchStarted();
+        execute("BEGIN IMMEDIATE");
+        succeeded = runCommands(batch, true);
       }
       injectFault();
       execute("COMMIT");
@@ -198,40 +207,81 @@ final class Writer {
   }
 
   /**
-   * Runs one command in its own savepoint, or without one when it {@linkplain
-   * WriteCommand#needsSavepoint needs none}: then a failed statement has changed nothing, and the
-   * command's memory effects are dropped as after a rollback.
+   * Runs the batch's commands in order inside the open transaction, each in its own savepoint when
+   * {@code everyInSavepoint} or when it {@linkplain WriteCommand#needsSavepoint needs one}, the
+   * others bare. Answers how many succeeded, or -1 when a bare command failed with an unexpected
+   * SQLite error: it may have written part of its change (a LEASE fences one job per statement), so
+   * the caller rolls the whole run back and runs the batch again with every command in a savepoint,
+   * where that command fails alone, exactly as if it had had one from the start. Nothing of the
+   * first run was answered.
    */
-  private <T> boolean runInSavepoint(Task<T> task) throws SQLException {
-    boolean savepoint = task.command.needsSavepoint();
-    if (savepoint) {
-      execute("SAVEPOINT command");
+  private int runCommands(List<Task<?>> batch, boolean everyInSavepoint) throws SQLException {
+    int succeeded = 0;
+    for (Task<?> task : batch) {
+      task.result = null;
+      task.failure = null;
+      if (everyInSavepoint || task.command.needsSavepoint()) {
+        succeeded += runInSavepoint(task) ? 1 : 0;
+      } else {
+        context.commandStarted();
+        try {
+          runBare(task);
+        } catch (SQLException e) {
+          unexpected(e);
+          return -1;
+        }
+        succeeded += task.failure == null ? 1 : 0;
+      }
     }
+    return succeeded;
+  }
+
+  /**
+   * A command that refuses only before it writes ({@link StoreException}) needs no savepoint: then
+   * it has changed nothing, and its memory effects are dropped as after a rollback.
+   */
+  private <T> void runBare(Task<T> task) throws SQLException {
+    try {
+      task.result = task.command.execute(context);
+      context.commandSucceeded();
+    } catch (StoreException e) {
+      task.failure = e;
+      context.commandFailed();
+    }
+  }
+
+  /** Runs one command in its own savepoint; answers whether it succeeded. */
+  private <T> boolean runInSavepoint(Task<T> task) throws SQLException {
+    execute("SAVEPOINT command");
     context.commandStarted();
     try {
       task.result = task.command.execute(context);
-      if (savepoint) {
-        execute("RELEASE command");
-      }
+      execute("RELEASE command");
       context.commandSucceeded();
       return true;
     } catch (StoreException e) {
       task.failure = e;
     } catch (SQLException e) {
-      if (SqliteErrors.isEnvironmental(e) || SqliteErrors.isCorruption(e)) {
-        throw e;
-      }
-      log.error("a store command failed with an unexpected SQLite error", e);
-      context.resetStatements();
+      unexpected(e);
       task.failure =
           new StoreException(StoreError.INTERNAL, "unexpected SQLite error: " + e.getMessage(), e);
     }
-    if (savepoint) {
-      execute("ROLLBACK TO command");
-      execute("RELEASE command");
-    }
+    execute("ROLLBACK TO command");
+    execute("RELEASE command");
     context.commandFailed();
     return false;
+  }
+
+  /**
+   * Rethrows an environmental or corruption error, which fails or stops the whole batch; logs any
+   * other and drops the cached statements, which the driver may have left unusable.
+   */
+  private void unexpected(SQLException e) throws SQLException {
+    if (SqliteErrors.isEnvironmental(e) || SqliteErrors.isCorruption(e)) {
+      throw e;
+    }
+    log.error("a store command failed with an unexpected SQLite error", e);
+    context.resetStatements();
   }
 
   private void publish(List<Task<?>> batch, int succeeded, long commitNanos) {

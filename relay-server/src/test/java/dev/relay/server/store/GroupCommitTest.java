@@ -5,6 +5,7 @@ import static dev.relay.server.store.TestStores.join;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.protocol.EnqueueResult;
+import dev.relay.protocol.JobState;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -71,6 +72,53 @@ class GroupCommitTest {
         .extracting(LeaseGrant::jobId)
         .containsExactly(a, b);
     assertThat(store.counters().enqueued()).isEqualTo(2);
+  }
+
+  /**
+   * A LEASE runs without a savepoint. When its second fence fails unexpectedly (here a trigger
+   * refuses it) after the first one wrote, the batch runs again with a savepoint per command: the
+   * LEASE fails alone, its first fence is not left behind, and the commands beside it happen once.
+   */
+  @Test
+  void a_lease_failing_after_its_first_write_is_undone_alone() throws Exception {
+    open(CommitMode.GROUP);
+    long a = join(enqueue("a")).jobId();
+    long b = join(enqueue("b")).jobId();
+    long c = TestStores.enqueue(store, "other", "c");
+    LeaseGrant leasedC = TestStores.leaseOne(store, "other");
+    try (Connection file = TestStores.connect(dir);
+        Statement s = file.createStatement()) {
+      s.execute(
+          "CREATE TRIGGER refuse_b BEFORE UPDATE OF state ON jobs WHEN NEW.id = "
+              + b
+              + " AND NEW.state = "
+              + Schema.LEASED
+              + " BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+    }
+    WriterGate gate = new WriterGate(store);
+    CompletableFuture<EnqueueResult> d = enqueue("d");
+    CompletableFuture<LeaseResult> lease = store.lease(TestStores.request("q", 2));
+    CompletableFuture<Outcome> ack = store.ack(c, leasedC.token());
+    batchSizes.clear();
+    gate.open();
+
+    StoreException failed = TestStores.failure(lease);
+    assertThat(failed.code()).isEqualTo(StoreError.INTERNAL);
+    assertThat(failed.getMessage()).contains("refused by the test");
+    assertThat(join(ack)).isEqualTo(Outcome.OK);
+    long dId = join(d).jobId();
+    assertThat(batchSizes).containsExactly(1, 3);
+    assertThat(TestStores.inspect(store, a).state()).isEqualTo(JobState.READY);
+    assertThat(TestStores.inspect(store, a).attempts()).isZero();
+    assertThat(TestStores.inspect(store, c).state()).isEqualTo(JobState.DONE);
+    try (Connection file = TestStores.connect(dir);
+        Statement s = file.createStatement()) {
+      s.execute("DROP TRIGGER refuse_b");
+    }
+    assertThat(TestStores.lease(store, "q", 10))
+        .extracting(LeaseGrant::jobId)
+        .containsExactly(a, b, dId);
+    assertThat(payloadsOnDisk()).containsExactly("a", "b", "c", "d");
   }
 
   @Test
