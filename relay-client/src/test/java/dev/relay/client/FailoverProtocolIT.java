@@ -13,7 +13,6 @@ import dev.relay.protocol.LeasedJob;
 import dev.relay.protocol.Ok;
 import dev.relay.protocol.Payload;
 import dev.relay.protocol.Stats;
-import java.net.ServerSocket;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -90,16 +89,10 @@ final class FailoverProtocolIT {
         Payload.of(new byte[] {(byte) id}));
   }
 
-  private static int closedPort() throws Exception {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
-  }
-
   @Test
   void the_first_connection_goes_past_a_node_that_is_down() throws Exception {
     ScriptedServer up = node();
-    ServerAddress down = new ServerAddress("127.0.0.1", closedPort());
+    ServerAddress down = new ServerAddress("127.0.0.1", ClosedPorts.one());
 
     // The first address tried is random: whichever it is, the client ends up on the live node.
     for (int client = 0; client < 4; client++) {
@@ -109,8 +102,9 @@ final class FailoverProtocolIT {
 
   @Test
   void no_node_answering_fails_the_connect_naming_every_address() throws Exception {
-    ServerAddress first = new ServerAddress("127.0.0.1", closedPort());
-    ServerAddress second = new ServerAddress("127.0.0.1", closedPort());
+    int[] ports = ClosedPorts.distinct(2);
+    ServerAddress first = new ServerAddress("127.0.0.1", ports[0]);
+    ServerAddress second = new ServerAddress("127.0.0.1", ports[1]);
 
     assertThatThrownBy(() -> connect(first, second))
         .isInstanceOfSatisfying(

@@ -2,10 +2,10 @@ package dev.relay.client.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.client.ClosedPorts;
 import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.ServerSocket;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -21,12 +21,6 @@ final class RelayCliTest {
     cmd.setErr(new PrintWriter(err, true));
     int code = cmd.execute(args);
     return new Run(code, out.toString(), err.toString());
-  }
-
-  private static int closedPort() throws Exception {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
   }
 
   @Test
@@ -65,7 +59,14 @@ final class RelayCliTest {
   @Test
   void an_invalid_queue_name_is_a_usage_error_before_connecting() throws Exception {
     Run run =
-        run("--server", "127.0.0.1:" + closedPort(), "enqueue", "--queue", "a b", "--payload", "x");
+        run(
+            "--server",
+            "127.0.0.1:" + ClosedPorts.one(),
+            "enqueue",
+            "--queue",
+            "a b",
+            "--payload",
+            "x");
 
     assertThat(run.exitCode()).isEqualTo(ExitCodes.USAGE);
     assertThat(run.err())
@@ -74,7 +75,7 @@ final class RelayCliTest {
 
   @Test
   void an_unreachable_server_exits_3_with_one_line_and_no_stack_trace() throws Exception {
-    int port = closedPort();
+    int port = ClosedPorts.one();
 
     Run run = run("--server", "127.0.0.1:" + port, "stats");
 
@@ -95,8 +96,9 @@ final class RelayCliTest {
 
   @Test
   void a_comma_separated_server_list_is_tried_address_by_address() throws Exception {
-    int first = closedPort();
-    int second = closedPort();
+    int[] ports = ClosedPorts.distinct(2);
+    int first = ports[0];
+    int second = ports[1];
 
     Run run = run("--server", "127.0.0.1:" + first + ",127.0.0.1:" + second, "stats");
 
@@ -111,8 +113,9 @@ final class RelayCliTest {
 
   @Test
   void a_repeated_server_option_adds_an_address() throws Exception {
-    int first = closedPort();
-    int second = closedPort();
+    int[] ports = ClosedPorts.distinct(2);
+    int first = ports[0];
+    int second = ports[1];
 
     Run run = run("--server", "127.0.0.1:" + first, "--server", "127.0.0.1:" + second, "stats");
 
@@ -175,7 +178,7 @@ final class RelayCliTest {
     Run run =
         run(
             "--server",
-            "127.0.0.1:" + closedPort(),
+            "127.0.0.1:" + ClosedPorts.one(),
             "work",
             "--queue",
             "q",
