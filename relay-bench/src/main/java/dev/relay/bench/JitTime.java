@@ -48,12 +48,10 @@ final class JitTime {
     return OptionalLong.of(jit.getTotalCompilationTime() * 1_000_000L);
   }
 
-  /** The compile time so far of the JVM with this pid, run by this user on this machine. */
-  static OptionalLong of(long pid) {
-    return pid == ProcessHandle.current().pid() ? ofThisJvm() : ofFile(pid);
-  }
-
-  /** The compile time so far of the JVM with this pid, from its performance-counter file. */
+  /**
+   * The compile time so far of the JVM with this pid, run by this user on this machine, from its
+   * performance-counter file.
+   */
   static OptionalLong ofFile(long pid) {
     for (Path file : candidates(pid)) {
       try {

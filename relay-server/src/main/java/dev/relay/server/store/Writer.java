@@ -223,7 +223,6 @@ final class Writer {
       if (everyInSavepoint || task.command.needsSavepoint()) {
         succeeded += runInSavepoint(task) ? 1 : 0;
       } else {
-        context.commandStarted();
         try {
           runBare(task);
         } catch (SQLException e) {
@@ -241,6 +240,7 @@ final class Writer {
    * it has changed nothing, and its memory effects are dropped as after a rollback.
    */
   private <T> void runBare(Task<T> task) throws SQLException {
+    context.commandStarted();
     try {
       task.result = task.command.execute(context);
       context.commandSucceeded();
