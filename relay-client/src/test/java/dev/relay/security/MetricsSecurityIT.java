@@ -39,8 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * once. Every test runs a real server process and talks HTTP over real sockets.
  */
 class MetricsSecurityIT {
-  private static final String AUTH_TOKEN = "worker-token-1";
-  private static final String METRICS_TOKEN = "scrape-token-7";
+  private static final String AUTH_TOKEN = "worker-token-for-metrics-tests";
+  private static final String METRICS_TOKEN = "scrape-token-for-metrics-tests";
 
   /** A deadline for an answer from a healthy endpoint, far above its normal latency. */
   private static final Duration ANSWER_DEADLINE = Duration.ofSeconds(10);

@@ -17,17 +17,39 @@ public final class AuthToken {
   /** Longest token accepted, the protocol's HELLO token limit. */
   public static final int BYTES_MAX = 256;
 
+  /**
+   * Shortest token accepted: 128 bits when the bytes are random. A shorter secret could be guessed
+   * over the network even at one answer per {@code --auth-failure-delay}; the server refuses to
+   * start with one instead of running with it.
+   */
+  public static final int BYTES_MIN = 16;
+
+  /** How the operator's guide makes a token; named in the refusal of a short one. */
+  static final String MAKE_ONE = "head -c 32 /dev/urandom | base64";
+
   private final byte[] secret;
 
   private AuthToken(byte[] secret) {
     this.secret = secret;
   }
 
-  /** A token from its text; blank or over {@link #BYTES_MAX} UTF-8 bytes is rejected. */
+  /**
+   * A token from its text; blank, under {@link #BYTES_MIN} or over {@link #BYTES_MAX} UTF-8 bytes
+   * is rejected.
+   */
   public static AuthToken of(String secret) {
     byte[] bytes = secret.getBytes(StandardCharsets.UTF_8);
     if (secret.isBlank()) {
       throw new IllegalArgumentException("auth token must not be blank");
+    }
+    if (bytes.length < BYTES_MIN) {
+      throw new IllegalArgumentException(
+          "auth token must be at least "
+              + BYTES_MIN
+              + " bytes, was "
+              + bytes.length
+              + "; make one with: "
+              + MAKE_ONE);
     }
     if (bytes.length > BYTES_MAX) {
       throw new IllegalArgumentException(

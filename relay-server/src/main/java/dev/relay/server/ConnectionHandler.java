@@ -123,7 +123,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     Optional<Principal> decided = Principals.decide(server.config(), hello.authToken());
     if (decided.isEmpty()) {
       // Never log what the client sent: it may be a near-miss of the real secret.
-      fail(ctx, frame.requestId(), ErrorCode.UNAUTHORIZED, "missing or wrong auth token");
+      server.refusals().wrongToken.record(String.valueOf(ctx.channel().remoteAddress()));
+      failAfter(
+          ctx,
+          server.limits().authFailureDelay(),
+          frame.requestId(),
+          ErrorCode.UNAUTHORIZED,
+          "missing or wrong auth token");
       return;
     }
     switch (server.gate().welcome(ticket)) {
@@ -312,12 +318,29 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
   /** Sends one ERROR and closes the connection once it is written. */
   private void fail(ChannelHandlerContext ctx, int requestId, ErrorCode code, String message) {
+    failAfter(ctx, Duration.ZERO, requestId, code, message);
+  }
+
+  /**
+   * Like {@link #fail}, but the ERROR leaves only after {@code delay}: the connection reads nothing
+   * meanwhile ({@code closing} stops {@link #maybeRead}) and keeps its slot, so a peer guessing
+   * tokens gets one answer per delay per slot, on the event loop's timer and no thread of its own.
+   */
+  private void failAfter(
+      ChannelHandlerContext ctx, Duration delay, int requestId, ErrorCode code, String message) {
     if (closing) {
       return;
     }
     closing = true;
     server.counters().countRejected(code);
-    ctx.writeAndFlush(new Frame(requestId, Replies.error(code, message)))
-        .addListener(ChannelFutureListener.CLOSE);
+    Runnable send =
+        () ->
+            ctx.writeAndFlush(new Frame(requestId, Replies.error(code, message)))
+                .addListener(ChannelFutureListener.CLOSE);
+    if (delay.isZero()) {
+      send.run();
+    } else {
+      ctx.executor().schedule(send, delay.toNanos(), TimeUnit.NANOSECONDS);
+    }
   }
 }

@@ -150,6 +150,7 @@ public final class RelayServer implements AutoCloseable {
         server.clock().instant(),
         () -> server.counters().connections(),
         access,
+        config.limits().authFailureDelay(),
         settings);
   }
 

@@ -139,6 +139,7 @@ public final class RelayServerMain implements Callable<Integer> {
             options.jobsPerBatchMax,
             options.parkedPollsMax,
             options.handshakeTimeout,
+            options.authFailureDelay,
             options.idleTimeout,
             options.frameReadTimeout,
             options.waitMax,

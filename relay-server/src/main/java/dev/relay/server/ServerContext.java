@@ -1,5 +1,6 @@
 package dev.relay.server;
 
+import dev.relay.protocol.DurationText;
 import dev.relay.server.store.JobStore;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -38,6 +39,7 @@ final class ServerContext {
     final RateLimitedLog atConnectionsPerAddressMax;
     final RateLimitedLog evictedFromHandshake;
     final RateLimitedLog badFrameBeforeHello;
+    final RateLimitedLog wrongToken;
     final RateLimitedLog outOfDirectMemory;
 
     Refusals(ServerLimits limits) {
@@ -61,6 +63,12 @@ final class ServerContext {
               flusher);
       badFrameBeforeHello =
           RateLimitedLog.of(log, "connections closed for a bad frame before HELLO", flusher);
+      wrongToken =
+          RateLimitedLog.of(
+              log,
+              "HELLOs refused for a missing or wrong auth token, each answered after "
+                  + DurationText.format(limits.authFailureDelay()),
+              flusher);
       outOfDirectMemory =
           RateLimitedLog.of(
               log, "connections closed because direct memory ran out (OutOfMemoryError)", flusher);

@@ -27,6 +27,9 @@ import java.time.Duration;
  * @param jobsPerBatchMax jobs one ENQUEUE_BATCH may carry
  * @param parkedPollsMax long-polls waiting for a job, across all connections; more is OVERLOADED
  * @param handshakeTimeout time a new connection has to send HELLO
+ * @param authFailureDelay time a HELLO with a missing or wrong token waits for its UNAUTHORIZED;
+ *     the connection reads nothing meanwhile, so each guess at a token costs a handshake slot for
+ *     this long
  * @param idleTimeout time without any traffic after which a connection is closed
  * @param frameReadTimeout time a started frame may take to arrive completely
  * @param waitMax longest long-poll wait a LEASE may ask for; below {@code idleTimeout}
@@ -46,6 +49,7 @@ public record ServerLimits(
     int jobsPerBatchMax,
     int parkedPollsMax,
     Duration handshakeTimeout,
+    Duration authFailureDelay,
     Duration idleTimeout,
     Duration frameReadTimeout,
     Duration waitMax,
@@ -111,6 +115,10 @@ public record ServerLimits(
   public static final Duration HANDSHAKE_TIMEOUT_DEFAULT = Duration.ofSeconds(5);
   public static final Duration HANDSHAKE_TIMEOUT_MIN = Duration.ofMillis(50);
   public static final Duration HANDSHAKE_TIMEOUT_MAX = Duration.ofMinutes(5);
+
+  public static final Duration AUTH_FAILURE_DELAY_DEFAULT = Duration.ofSeconds(1);
+  public static final Duration AUTH_FAILURE_DELAY_MIN = Duration.ZERO;
+  public static final Duration AUTH_FAILURE_DELAY_MAX = Duration.ofMinutes(1);
 
   public static final Duration IDLE_TIMEOUT_DEFAULT = Duration.ofMinutes(5);
   public static final Duration IDLE_TIMEOUT_MIN = Duration.ofMillis(100);
@@ -184,6 +192,8 @@ public record ServerLimits(
     Ranges.inRange("parkedPollsMax", parkedPollsMax, PARKED_POLLS_MAX_MIN, PARKED_POLLS_MAX_MAX);
     Ranges.inRange(
         "handshakeTimeout", handshakeTimeout, HANDSHAKE_TIMEOUT_MIN, HANDSHAKE_TIMEOUT_MAX);
+    Ranges.inRange(
+        "authFailureDelay", authFailureDelay, AUTH_FAILURE_DELAY_MIN, AUTH_FAILURE_DELAY_MAX);
     Ranges.inRange("idleTimeout", idleTimeout, IDLE_TIMEOUT_MIN, IDLE_TIMEOUT_MAX);
     Ranges.inRange(
         "frameReadTimeout", frameReadTimeout, FRAME_READ_TIMEOUT_MIN, FRAME_READ_TIMEOUT_MAX);
@@ -241,6 +251,7 @@ public record ServerLimits(
     b.jobsPerBatchMax = jobsPerBatchMax;
     b.parkedPollsMax = parkedPollsMax;
     b.handshakeTimeout = handshakeTimeout;
+    b.authFailureDelay = authFailureDelay;
     b.idleTimeout = idleTimeout;
     b.frameReadTimeout = frameReadTimeout;
     b.waitMax = waitMax;
@@ -263,6 +274,7 @@ public record ServerLimits(
     private int jobsPerBatchMax = JOBS_PER_BATCH_MAX_DEFAULT;
     private int parkedPollsMax = PARKED_POLLS_MAX_DEFAULT;
     private Duration handshakeTimeout = HANDSHAKE_TIMEOUT_DEFAULT;
+    private Duration authFailureDelay = AUTH_FAILURE_DELAY_DEFAULT;
     private Duration idleTimeout = IDLE_TIMEOUT_DEFAULT;
     private Duration frameReadTimeout = FRAME_READ_TIMEOUT_DEFAULT;
     private Duration waitMax = WAIT_MAX_DEFAULT;
@@ -323,6 +335,11 @@ public record ServerLimits(
       return this;
     }
 
+    public Builder authFailureDelay(Duration value) {
+      this.authFailureDelay = value;
+      return this;
+    }
+
     public Builder idleTimeout(Duration value) {
       this.idleTimeout = value;
       return this;
@@ -370,6 +387,7 @@ public record ServerLimits(
           jobsPerBatchMax,
           parkedPollsMax,
           handshakeTimeout,
+          authFailureDelay,
           idleTimeout,
           frameReadTimeout,
           waitMax,

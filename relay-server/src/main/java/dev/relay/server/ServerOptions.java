@@ -151,6 +151,17 @@ final class ServerOptions {
   Duration handshakeTimeout;
 
   @Option(
+      names = "--auth-failure-delay",
+      converter = DurationConverter.class,
+      defaultValue = "${env:RELAY_AUTH_FAILURE_DELAY:-1s}",
+      description = {
+        "Time a HELLO with a missing or wrong auth token waits for its UNAUTHORIZED; the"
+            + " connection holds its handshake slot meanwhile, so guessing a token is slow.",
+        "Range [0ms, 1m]. Default: ${DEFAULT-VALUE}. Env: RELAY_AUTH_FAILURE_DELAY."
+      })
+  Duration authFailureDelay;
+
+  @Option(
       names = "--idle-timeout",
       converter = DurationConverter.class,
       defaultValue = "${env:RELAY_IDLE_TIMEOUT:-5m}",

@@ -23,7 +23,8 @@ final class StartupSummary {
           + "leases from before the restart: {} made ready, {} dead; limits: connectionsMax={} "
           + "handshakeConnectionsMax={} connectionsPerAddressMax={} inFlightRequestsMax={}"
           + " payloadBytesMax={} frameBytesMax={} jobsPerLeaseMax={} "
-          + "jobsPerBatchMax={} parkedPollsMax={} ioThreads={} handshakeTimeout={} idleTimeout={} "
+          + "jobsPerBatchMax={} parkedPollsMax={} ioThreads={} handshakeTimeout={} "
+          + "authFailureDelay={} idleTimeout={} "
           + "frameReadTimeout={} waitMax={} leaseDuration=[{}, {}] writerQueueCapacity={} "
           + "commitMode={} dbPagesMax={}";
 
@@ -63,6 +64,7 @@ final class StartupSummary {
       {"parkedPollsMax", l.parkedPollsMax()},
       {"ioThreads", l.ioThreads()},
       {"handshakeTimeout", DurationText.format(l.handshakeTimeout())},
+      {"authFailureDelay", DurationText.format(l.authFailureDelay())},
       {"idleTimeout", DurationText.format(l.idleTimeout())},
       {"frameReadTimeout", DurationText.format(l.frameReadTimeout())},
       {"waitMax", DurationText.format(l.waitMax())},

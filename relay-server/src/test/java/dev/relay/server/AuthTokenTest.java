@@ -11,22 +11,24 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class AuthTokenTest {
+  static final String SECRET = "s3cret-for-token-tests";
+
   @TempDir Path dir;
 
   @Test
   void a_token_file_loses_its_trailing_newline_and_admits_only_the_exact_secret() throws Exception {
     Path file = dir.resolve("token");
-    Files.writeString(file, "s3cret\r\n", StandardCharsets.UTF_8);
+    Files.writeString(file, SECRET + "\r\n", StandardCharsets.UTF_8);
     AuthToken token = AuthToken.readFrom(file);
-    assertThat(token.admits(Optional.of("s3cret"))).isTrue();
-    assertThat(token.admits(Optional.of("s3cret\n"))).isFalse();
-    assertThat(token.admits(Optional.of("s3cre"))).isFalse();
+    assertThat(token.admits(Optional.of(SECRET))).isTrue();
+    assertThat(token.admits(Optional.of(SECRET + "\n"))).isFalse();
+    assertThat(token.admits(Optional.of(SECRET.substring(1)))).isFalse();
     assertThat(token.admits(Optional.empty())).isFalse();
   }
 
   @Test
   void the_token_is_never_printed() {
-    assertThat(AuthToken.of("s3cret").toString()).doesNotContain("s3cret");
+    assertThat(AuthToken.of(SECRET).toString()).doesNotContain(SECRET).doesNotContain("s3cret");
   }
 
   @Test
@@ -48,5 +50,23 @@ class AuthTokenTest {
         .isTrue();
     assertThatThrownBy(() -> AuthToken.of("x".repeat(AuthToken.BYTES_MAX + 1)))
         .hasMessage("auth token must be at most 256 bytes, was 257");
+  }
+
+  @Test
+  void a_token_under_sixteen_bytes_is_rejected_naming_how_to_make_one() throws Exception {
+    assertThat(AuthToken.of("x".repeat(AuthToken.BYTES_MIN)).admits(Optional.of("x".repeat(16))))
+        .isTrue();
+    assertThatThrownBy(() -> AuthToken.of("x".repeat(AuthToken.BYTES_MIN - 1)))
+        .hasMessage(
+            "auth token must be at least 16 bytes, was 15; make one with: head -c 32 /dev/urandom"
+                + " | base64");
+    // Bytes, not characters: eight two-byte characters are enough.
+    assertThat(AuthToken.of("\u00e9".repeat(8)).admits(Optional.of("\u00e9".repeat(8)))).isTrue();
+    Path file = dir.resolve("short");
+    Files.writeString(file, "s3cret\n", StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> AuthToken.readFrom(file))
+        .hasMessageContaining(file.toString())
+        .hasMessageContaining("at least 16 bytes, was 6")
+        .hasMessageNotContaining("s3cret");
   }
 }

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
  * that only the admin token itself earns actions.
  */
 class DashboardAccessTest {
-  static final AuthToken ADMIN = AuthToken.of("admin-secret");
-  static final AuthToken WORKER = AuthToken.of("worker-secret");
+  static final AuthToken ADMIN = AuthToken.of("admin-secret-for-tests");
+  static final AuthToken WORKER = AuthToken.of("worker-secret-for-tests");
   static final Optional<String> NONE = Optional.empty();
 
   private static Access access(ServerConfig config, String token) {
@@ -25,8 +25,8 @@ class DashboardAccessTest {
     ServerConfig config =
         ServerConfig.defaults(Path.of("unused")).withAdminToken(ADMIN).withAuthToken(WORKER);
 
-    assertThat(access(config, "admin-secret")).isEqualTo(Access.ADMIN);
-    assertThat(access(config, "worker-secret")).isEqualTo(Access.VIEWER);
+    assertThat(access(config, "admin-secret-for-tests")).isEqualTo(Access.ADMIN);
+    assertThat(access(config, "worker-secret-for-tests")).isEqualTo(Access.VIEWER);
     assertThat(access(config, "wrong")).isEqualTo(Access.NONE);
     assertThat(access(config, null)).isEqualTo(Access.NONE);
   }
@@ -35,7 +35,7 @@ class DashboardAccessTest {
   void with_only_an_admin_token_anyone_reads_and_the_admin_token_acts() {
     ServerConfig config = ServerConfig.defaults(Path.of("unused")).withAdminToken(ADMIN);
 
-    assertThat(access(config, "admin-secret")).isEqualTo(Access.ADMIN);
+    assertThat(access(config, "admin-secret-for-tests")).isEqualTo(Access.ADMIN);
     assertThat(access(config, null)).isEqualTo(Access.VIEWER);
     assertThat(access(config, "anything")).isEqualTo(Access.VIEWER);
   }
@@ -45,7 +45,7 @@ class DashboardAccessTest {
     ServerConfig guarded = ServerConfig.defaults(Path.of("unused")).withAuthToken(WORKER);
     ServerConfig open = ServerConfig.defaults(Path.of("unused"));
 
-    assertThat(access(guarded, "worker-secret")).isEqualTo(Access.VIEWER);
+    assertThat(access(guarded, "worker-secret-for-tests")).isEqualTo(Access.VIEWER);
     assertThat(access(guarded, null)).isEqualTo(Access.NONE);
     assertThat(access(open, null)).isEqualTo(Access.VIEWER);
     assertThat(access(open, "anything")).isEqualTo(Access.VIEWER);

@@ -63,8 +63,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ErrorTableIT {
   private static final Path PROTOCOL_ERRORS_JSON = Path.of("../docs/protocol-errors.json");
-  private static final String WORKER_TOKEN = "worker-secret";
-  private static final String ADMIN_TOKEN = "admin-secret";
+  private static final String WORKER_TOKEN = "worker-secret-for-tests";
+  private static final String ADMIN_TOKEN = "admin-secret-for-tests";
   private static final int QUEUES_MAX = 4;
   private static final int ATTEMPTS_MAX = 5;
   private static final int PAYLOAD_BYTES_MAX = 1024;

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** HELLO first, within the handshake timeout, with the right version and token. */
 class HandshakeIT {
   static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
+  static final String TOKEN = "s3cret-for-handshake-tests";
 
   @TempDir Path dir;
 
@@ -77,10 +78,10 @@ class HandshakeIT {
 
   @Test
   void the_right_token_is_welcomed() {
-    ServerConfig config = ServerConfig.defaults(dir).withAuthToken(AuthToken.of("s3cret"));
+    ServerConfig config = ServerConfig.defaults(dir).withAuthToken(AuthToken.of(TOKEN));
     try (RelayServer server = TestServers.start(config);
         TestClient client = TestClient.connect(server.localAddress())) {
-      assertThat(client.hello(Optional.of("s3cret")).protocolVersion())
+      assertThat(client.hello(Optional.of(TOKEN)).protocolVersion())
           .isEqualTo(ProtocolLimits.PROTOCOL_VERSION);
       assertThat(client.ask(TestServers.enqueue("q", "x")))
           .isInstanceOf(dev.relay.protocol.Enqueued.class);
@@ -89,18 +90,49 @@ class HandshakeIT {
 
   @Test
   void a_wrong_or_missing_token_is_unauthorized_and_closed() {
-    ServerConfig config = ServerConfig.defaults(dir).withAuthToken(AuthToken.of("s3cret"));
+    ServerConfig config =
+        ServerConfig.defaults(dir)
+            .withAuthToken(AuthToken.of(TOKEN))
+            .withLimits(ServerLimits.builder().authFailureDelay(Duration.ZERO).build());
     try (RelayServer server = TestServers.start(config);
         TestClient wrong = TestClient.connect(server.localAddress());
         TestClient missing = TestClient.connect(server.localAddress())) {
       Frame w =
-          wrong.call(new Hello(ProtocolLimits.PROTOCOL_VERSION, "t", Optional.of("s3cret-not")));
+          wrong.call(new Hello(ProtocolLimits.PROTOCOL_VERSION, "t", Optional.of(TOKEN + "-not")));
       assertThat(((ErrorResponse) w.message()).code()).isEqualTo(ErrorCode.UNAUTHORIZED);
       assertThat(((ErrorResponse) w.message()).message()).doesNotContain("s3cret");
       assertThat(wrong.closedWithin(CLOSE_WAIT)).isTrue();
       Frame m = missing.call(new Hello(ProtocolLimits.PROTOCOL_VERSION, "t", Optional.empty()));
       assertThat(((ErrorResponse) m.message()).code()).isEqualTo(ErrorCode.UNAUTHORIZED);
       assertThat(missing.closedWithin(CLOSE_WAIT)).isTrue();
+    }
+  }
+
+  @Test
+  void a_wrong_token_is_answered_after_the_failure_delay_while_the_right_one_is_served_at_once() {
+    Duration delay = Duration.ofSeconds(2);
+    ServerConfig config =
+        ServerConfig.defaults(dir)
+            .withAuthToken(AuthToken.of(TOKEN))
+            .withLimits(ServerLimits.builder().ioThreads(1).authFailureDelay(delay).build());
+    try (RelayServer server = TestServers.start(config);
+        TestClient guess = TestClient.connect(server.localAddress());
+        TestClient right = TestClient.connect(server.localAddress())) {
+      long sent = System.nanoTime();
+      guess.send(new Hello(ProtocolLimits.PROTOCOL_VERSION, "t", Optional.of(TOKEN + "?")));
+      // One event loop serves both: a delay that blocked it would hold the right client back too.
+      right.hello(Optional.of(TOKEN));
+      assertThat(right.ask(TestServers.enqueue("q", "x")))
+          .isInstanceOf(dev.relay.protocol.Enqueued.class);
+      Duration served = Duration.ofNanos(System.nanoTime() - sent);
+
+      Frame answer = guess.receive(delay.plus(CLOSE_WAIT));
+      Duration answered = Duration.ofNanos(System.nanoTime() - sent);
+
+      assertThat(((ErrorResponse) answer.message()).code()).isEqualTo(ErrorCode.UNAUTHORIZED);
+      assertThat(answered).isGreaterThanOrEqualTo(delay);
+      assertThat(served).isLessThan(answered);
+      assertThat(guess.closedWithin(CLOSE_WAIT)).isTrue();
     }
   }
 

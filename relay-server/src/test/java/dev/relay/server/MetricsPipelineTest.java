@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /** The metrics listener's pipeline, byte by byte: routing, bearer token, limits, read timeout. */
 class MetricsPipelineTest {
   private static final Duration READ_TIMEOUT = Duration.ofSeconds(5);
-  private static final String TOKEN = "scrape-secret";
+  private static final String TOKEN = "scrape-secret-for-tests";
 
   private EmbeddedChannel channel;
 

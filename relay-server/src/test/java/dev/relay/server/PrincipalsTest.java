@@ -12,8 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** The principal table of docs/protocol.md ("Principals"), row by row. */
 class PrincipalsTest {
   private static final Optional<String> NONE = Optional.empty();
-  private static final Optional<String> WORKER = Optional.of("worker-secret");
-  private static final Optional<String> ADMIN = Optional.of("admin-secret");
+  private static final Optional<String> WORKER = Optional.of("worker-secret-for-tests");
+  private static final Optional<String> ADMIN = Optional.of("admin-secret-for-tests");
   private static final Optional<String> WRONG = Optional.of("guess");
 
   @TempDir Path dir;
@@ -63,8 +63,9 @@ class PrincipalsTest {
 
   @Test
   void the_same_secret_for_worker_and_admin_is_rejected() {
-    ServerConfig c = ServerConfig.defaults(dir).withAuthToken(AuthToken.of("same"));
-    assertThatThrownBy(() -> c.withAdminToken(AuthToken.of("same")))
+    ServerConfig c =
+        ServerConfig.defaults(dir).withAuthToken(AuthToken.of("same-secret-for-tests"));
+    assertThatThrownBy(() -> c.withAdminToken(AuthToken.of("same-secret-for-tests")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("adminToken must differ from authToken");
   }

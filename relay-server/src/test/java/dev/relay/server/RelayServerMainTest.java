@@ -56,7 +56,8 @@ class RelayServerMainTest {
             "--lease-duration-max", "2h",
             "--db-pages-max", "1000",
             "--expiry-interval", "1h",
-            "--io-threads", "3");
+            "--io-threads", "3",
+            "--auth-failure-delay", "250ms");
     assertThat(config.listen().getPort()).isZero();
     assertThat(config.limits().connectionsMax()).isEqualTo(5);
     assertThat(config.limits().waitMax()).hasMillis(500);
@@ -66,6 +67,20 @@ class RelayServerMainTest {
     assertThat(config.store().dbPagesMax()).isEqualTo(1000);
     assertThat(config.store().expiryInterval()).hasHours(1);
     assertThat(config.limits().ioThreads()).isEqualTo(3);
+    assertThat(config.limits().authFailureDelay()).hasMillis(250);
+  }
+
+  @Test
+  void a_token_file_under_sixteen_bytes_refuses_to_start_without_printing_it(@TempDir Path dir)
+      throws Exception {
+    Path token = Files.writeString(dir.resolve("worker.token"), "hunter2\n");
+    assertThat(run("--auth-token-file", token.toString(), "--data-dir", "unused")).isEqualTo(2);
+    assertThat(err.toString().strip())
+        .isEqualTo(
+            "relay-server: auth token file "
+                + token
+                + ": auth token must be at least 16 bytes, was 7; make one with: head -c 32"
+                + " /dev/urandom | base64");
   }
 
   @Test
@@ -189,7 +204,7 @@ class RelayServerMainTest {
   @Test
   void metrics_flags_reach_the_metrics_config(@TempDir Path dir) throws Exception {
     Path token = dir.resolve("metrics.token");
-    Files.writeString(token, "scrape\n");
+    Files.writeString(token, "scrape-secret-for-tests\n");
 
     MetricsConfig metrics =
         parse(

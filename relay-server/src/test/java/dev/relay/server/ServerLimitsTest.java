@@ -17,6 +17,7 @@ class ServerLimitsTest {
     assertThat(limits.jobsPerLeaseMax()).isEqualTo(256);
     assertThat(limits.parkedPollsMax()).isEqualTo(10_000);
     assertThat(limits.handshakeTimeout()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(limits.authFailureDelay()).isEqualTo(Duration.ofSeconds(1));
     assertThat(limits.idleTimeout()).isEqualTo(Duration.ofMinutes(5));
     assertThat(limits.frameReadTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(limits.waitMax()).isEqualTo(Duration.ofSeconds(60));
@@ -55,6 +56,11 @@ class ServerLimitsTest {
                 .build()
                 .handshakeTimeout())
         .isEqualTo(Duration.ofMillis(50));
+    assertThat(ServerLimits.builder().authFailureDelay(Duration.ZERO).build().authFailureDelay())
+        .isZero();
+    assertThatThrownBy(
+            () -> ServerLimits.builder().authFailureDelay(Duration.ofSeconds(61)).build())
+        .hasMessage("authFailureDelay must be in [0ms, 1m], was 61s");
   }
 
   @Test

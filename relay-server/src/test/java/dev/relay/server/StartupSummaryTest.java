@@ -59,7 +59,7 @@ class StartupSummaryTest {
     InetSocketAddress metrics = new InetSocketAddress("127.0.0.1", 9707);
     ServerConfig guarded =
         ServerConfig.defaults(Path.of("unused"))
-            .withAuthToken(AuthToken.of("secret"))
+            .withAuthToken(AuthToken.of("secret-for-summary-tests"))
             .withMetricsListen(metrics);
 
     assertThat(StartupSummary.openMetricsWarning(guarded, metrics))
@@ -67,7 +67,9 @@ class StartupSummaryTest {
             w -> assertThat(w).contains("127.0.0.1:9707", "--metrics-token-file", "open"));
     assertThat(
             StartupSummary.openMetricsWarning(
-                guarded.withMetrics(MetricsConfig.open(metrics).withToken(AuthToken.of("m"))),
+                guarded.withMetrics(
+                    MetricsConfig.open(metrics)
+                        .withToken(AuthToken.of("metrics-secret-for-tests"))),
                 metrics))
         .isEmpty();
     assertThat(

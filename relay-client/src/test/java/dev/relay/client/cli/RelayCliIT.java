@@ -346,8 +346,8 @@ final class RelayCliIT {
     server =
         new TestServer(
             Files.createDirectory(dir.resolve("auth")),
-            c -> c.withAuthToken(AuthToken.of("s3cret")));
-    Path tokenFile = Files.writeString(dir.resolve("token"), "s3cret\n");
+            c -> c.withAuthToken(AuthToken.of("s3cret-for-cli-tests")));
+    Path tokenFile = Files.writeString(dir.resolve("token"), "s3cret-for-cli-tests\n");
 
     Run without = relay("stats");
     Run with = relay("--auth-token-file", tokenFile.toString(), "stats");

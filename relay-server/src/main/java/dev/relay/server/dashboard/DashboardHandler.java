@@ -25,6 +25,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -128,7 +129,7 @@ final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest
             .parameters();
     Call call = new Call(path, form, visitor, "");
     if (path.equals("/login")) {
-      return done(login(visitor, call.param("token"), ctx));
+      return login(visitor, call.param("token"), ctx);
     }
     if (session.isEmpty() || !session.get().csrfMatches(call.param("csrf"))) {
       return done(
@@ -192,15 +193,28 @@ final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest
     };
   }
 
-  /** Logs in with {@code token}: a session when it earns more than anonymous access. */
-  private FullHttpResponse login(Visitor visitor, String token, ChannelHandlerContext ctx) {
+  /**
+   * Logs in with {@code token}: a session when it earns more than anonymous access. A refusal is
+   * answered only after {@link ServerView#authFailureDelay}, on the listener's timer, as a refused
+   * HELLO is: guessing a token costs a connection slot for that long per guess.
+   */
+  private CompletableFuture<FullHttpResponse> login(
+      Visitor visitor, String token, ChannelHandlerContext ctx) {
     Access anonymous = server.access().apply(Optional.empty());
     Access earned = token.isEmpty() ? Access.NONE : server.access().apply(Optional.of(token));
     if (earned.compareTo(anonymous) <= 0) {
       audit.warn("dashboard login refused from {}", ctx.channel().remoteAddress());
-      return Responses.html(
-          HttpResponseStatus.UNAUTHORIZED,
-          LoginPage.render(visitor, "That token is not accepted here."));
+      FullHttpResponse refused =
+          Responses.html(
+              HttpResponseStatus.UNAUTHORIZED,
+              LoginPage.render(visitor, "That token is not accepted here."));
+      CompletableFuture<FullHttpResponse> later = new CompletableFuture<>();
+      ctx.executor()
+          .schedule(
+              () -> later.complete(refused),
+              server.authFailureDelay().toNanos(),
+              TimeUnit.NANOSECONDS);
+      return later;
     }
     Optional<Session> session = sessions.create(earned);
     audit.info(
@@ -209,14 +223,15 @@ final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest
         ctx.channel().remoteAddress(),
         session.isEmpty() ? " refused: every session is taken" : "");
     if (session.isEmpty()) {
-      return Responses.problem(
-          HttpResponseStatus.SERVICE_UNAVAILABLE,
-          "dashboardSessionsMax sessions are logged in; try again when one expires");
+      return done(
+          Responses.problem(
+              HttpResponseStatus.SERVICE_UNAVAILABLE,
+              "dashboardSessionsMax sessions are logged in; try again when one expires"));
     }
     FullHttpResponse r = Responses.redirect("/");
     r.headers()
         .set(HttpHeaderNames.SET_COOKIE, cookieHeader(session.get().id(), sessionMaxAgeSeconds));
-    return r;
+    return done(r);
   }
 
   /** The action's form fields as {@code name=value} pairs, without the CSRF token. */

@@ -1,6 +1,7 @@
 package dev.relay.server.dashboard;
 
 import dev.relay.server.store.JobStore;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
@@ -19,6 +20,8 @@ import java.util.function.IntSupplier;
  * @param connections open protocol connections right now
  * @param access the access a token earns ({@code Optional.empty()}: no token), decided as HELLO
  *     decides principals; see docs/dashboard.md
+ * @param authFailureDelay how long a refused login waits for its answer, as a refused HELLO does
+ *     ({@code --auth-failure-delay})
  * @param settings the limits in force, for the server page
  */
 public record ServerView(
@@ -28,6 +31,7 @@ public record ServerView(
     Instant startedAt,
     IntSupplier connections,
     Function<Optional<String>, Access> access,
+    Duration authFailureDelay,
     List<Setting> settings) {
   public ServerView {
     Objects.requireNonNull(store, "store");
@@ -36,6 +40,7 @@ public record ServerView(
     Objects.requireNonNull(startedAt, "startedAt");
     Objects.requireNonNull(connections, "connections");
     Objects.requireNonNull(access, "access");
+    Objects.requireNonNull(authFailureDelay, "authFailureDelay");
     settings = List.copyOf(settings);
   }
 }

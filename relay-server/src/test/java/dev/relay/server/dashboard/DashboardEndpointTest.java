@@ -21,6 +21,7 @@ import io.netty.pkitesting.X509Bundle;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URLEncoder;
@@ -32,6 +33,7 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
@@ -70,6 +72,7 @@ class DashboardEndpointTest {
   JobStore store;
   DashboardEndpoint dashboard;
   InetSocketAddress address;
+  Duration authFailureDelay = Duration.ZERO;
 
   @BeforeEach
   void open() {
@@ -106,6 +109,7 @@ class DashboardEndpointTest {
             clock.instant(),
             () -> 0,
             access,
+            authFailureDelay,
             Setting.of("dashboard", config));
     dashboard = DashboardEndpoint.start(config, view, null);
     address = dashboard.address();
@@ -227,6 +231,7 @@ class DashboardEndpointTest {
                 clock.instant(),
                 () -> 0,
                 DashboardEndpointTest::access,
+                Duration.ZERO,
                 Setting.of("dashboard", config)),
             ssl);
     SSLContext client = SSLContext.getInstance("TLS");
@@ -252,6 +257,47 @@ class DashboardEndpointTest {
       Response r = RawHttp.post(address, "/login", null, form);
       assertThat(r.status()).isEqualTo(401);
       assertThat(r.header("set-cookie")).isNull();
+    }
+  }
+
+  @Test
+  void a_refused_login_is_answered_after_the_failure_delay_and_holds_no_other_login_back()
+      throws Exception {
+    authFailureDelay = Duration.ofSeconds(2);
+    ListAppender<ILoggingEvent> lines = new ListAppender<>();
+    ch.qos.logback.classic.Logger audit = (ch.qos.logback.classic.Logger) DashboardHandler.audit;
+    lines.start();
+    audit.addAppender(lines);
+    try {
+      start();
+      long sent = System.nanoTime();
+      CompletableFuture<Response> guess =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return RawHttp.post(address, "/login", null, "token=guess");
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              });
+      long deadline = System.nanoTime() + WAIT.toNanos();
+      while (lines.list.isEmpty() && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      assertThat(lines.list).as("the guess was refused and now waits").hasSize(1);
+      // The listener has one event loop: a delay that blocked it would hold this login back.
+      assertThat(login(ADMIN_TOKEN)).isNotNull();
+      Duration served = Duration.ofNanos(System.nanoTime() - sent);
+
+      Response refused = guess.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      Duration answered = Duration.ofNanos(System.nanoTime() - sent);
+
+      assertThat(refused.status()).isEqualTo(401);
+      assertThat(refused.header("set-cookie")).isNull();
+      assertThat(answered).isGreaterThanOrEqualTo(authFailureDelay);
+      assertThat(served).isLessThan(answered);
+    } finally {
+      audit.detachAppender(lines);
     }
   }
 
