@@ -56,6 +56,21 @@ class InvariantTest {
   }
 
   @Test
+  void a_heap_out_of_memory_error_answers_every_waiter_then_reaches_the_process_handler()
+      throws Exception {
+    try (OutOfMemoryHandoff handoff = OutOfMemoryHandoff.install();
+        SqliteStore store = TestStores.open(dir, clock)) {
+      CompletableFuture<Object> command =
+          store.submitWrite(
+              context -> {
+                throw new OutOfMemoryError("Java heap space");
+              });
+      assertThat(failure(command).code()).isEqualTo(StoreError.INTERNAL);
+      assertThat(handoff.awaitThreadName(20)).isEqualTo(Writer.THREAD_NAME);
+    }
+  }
+
+  @Test
   void an_impossible_row_found_by_the_claim_stops_the_writer() throws Exception {
     try (SqliteStore store = TestStores.open(dir, clock)) {
       enqueue(store, "q", "x");

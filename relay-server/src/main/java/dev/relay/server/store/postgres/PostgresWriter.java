@@ -1,5 +1,6 @@
 package dev.relay.server.store.postgres;
 
+import dev.relay.server.OutOfMemory;
 import dev.relay.server.store.AvailabilityListener;
 import dev.relay.server.store.CommitObserver;
 import dev.relay.server.store.Invariants;
@@ -452,8 +453,10 @@ final class PostgresWriter {
     }
   }
 
+  /** Fails everything pending with INTERNAL and refuses all later submits, as SQLite's writer. */
   private void stopBroken(List<Task<?>> pending, Throwable cause) {
     queue.stopBroken(pending, cause);
+    OutOfMemory.escalateIfHeap(cause); // every waiter has its answer; now the process policy
   }
 
   /** Stops accepting commands, lets the writer finish the queued ones, then closes. */

@@ -9,6 +9,7 @@ import dev.relay.server.store.LeaseGrant;
 import dev.relay.server.store.LeaseRequest;
 import dev.relay.server.store.LeaseResult;
 import dev.relay.server.store.NewJob;
+import dev.relay.server.store.OutOfMemoryHandoff;
 import dev.relay.server.store.Outcome;
 import dev.relay.server.store.PayloadStart;
 import dev.relay.server.store.QueueDeletion;
@@ -324,6 +325,27 @@ class PostgresWriterTest {
 
   private CompletableFuture<Long> statementsUsed() {
     return store.submitWrite(PostgresCommand.refusingBeforeWriting(Transaction::statementsUsed));
+  }
+
+  @Test
+  void a_heap_out_of_memory_error_answers_every_waiter_then_reaches_the_process_handler()
+      throws Exception {
+    open(config());
+    try (OutOfMemoryHandoff handoff = OutOfMemoryHandoff.install()) {
+      CompletableFuture<Object> command =
+          store.submitWrite(
+              tx -> {
+                throw new OutOfMemoryError("Java heap space");
+              });
+      CompletableFuture<EnqueueResult> later = store.enqueue(job("after"));
+      for (CompletableFuture<?> f : List.of(command, later)) {
+        ExecutionException e =
+            org.assertj.core.api.Assertions.catchThrowableOfType(
+                ExecutionException.class, () -> f.get(WAIT_SECONDS, TimeUnit.SECONDS));
+        assertThat(((StoreException) e.getCause()).code()).isEqualTo(StoreError.INTERNAL);
+      }
+      assertThat(handoff.awaitThreadName(WAIT_SECONDS)).isEqualTo(PostgresWriter.THREAD_NAME);
+    }
   }
 
   @Test
