@@ -71,7 +71,8 @@ final class MetricsEndpoint implements AutoCloseable {
               }
             })
         .register(registry);
-    return bind(config, new MetricsInitializer(config, registry));
+    return bind(
+        config, new MetricsInitializer(config, registry, server.limits().authFailureDelay()));
   }
 
   private static MetricsEndpoint bind(MetricsConfig config, MetricsInitializer initializer) {

@@ -31,9 +31,10 @@ final class MetricsInitializer extends ChannelInitializer<SocketChannel> {
   private final MetricsRequestHandler handler;
   private final AtomicInteger open = new AtomicInteger();
 
-  MetricsInitializer(MetricsConfig config, PrometheusRegistry registry) {
+  MetricsInitializer(
+      MetricsConfig config, PrometheusRegistry registry, java.time.Duration authFailureDelay) {
     this.config = config;
-    this.handler = new MetricsRequestHandler(registry, config.token());
+    this.handler = new MetricsRequestHandler(registry, config.token(), authFailureDelay);
   }
 
   @Override

@@ -22,8 +22,10 @@ import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,9 +35,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The decision, in order: a request the codec could not parse is 400 and closes; a missing or
  * wrong bearer token (when one is configured) is 401 with {@code WWW-Authenticate: Bearer}, before
- * anything else, so an unauthenticated peer learns nothing about paths; another path is 404;
- * another method is 405 with {@code Allow: GET}. Keep-alive is honoured ({@link MetricsReadTimeout}
- * refuses pipelining).
+ * anything else, so an unauthenticated peer learns nothing about paths, and only after the server's
+ * auth failure delay, so guessing the token is slow; another path is 404; another method is 405
+ * with {@code Allow: GET}. Keep-alive is honoured ({@link MetricsReadTimeout} refuses pipelining).
  */
 @Sharable
 final class MetricsRequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
@@ -46,11 +48,18 @@ final class MetricsRequestHandler extends SimpleChannelInboundHandler<FullHttpRe
 
   private final PrometheusRegistry registry;
   private final Optional<AuthToken> token;
+  private final Duration authFailureDelay;
   private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
 
-  MetricsRequestHandler(PrometheusRegistry registry, Optional<AuthToken> token) {
+  /**
+   * @param authFailureDelay how long a 401 waits before it is written, as a refused HELLO does
+   *     ({@code --auth-failure-delay})
+   */
+  MetricsRequestHandler(
+      PrometheusRegistry registry, Optional<AuthToken> token, Duration authFailureDelay) {
     this.registry = registry;
     this.token = token;
+    this.authFailureDelay = authFailureDelay;
   }
 
   @Override
@@ -60,15 +69,24 @@ final class MetricsRequestHandler extends SimpleChannelInboundHandler<FullHttpRe
       return;
     }
     boolean keepAlive = HttpUtil.isKeepAlive(request);
+    if (!authorized(request)) {
+      FullHttpResponse r = status(HttpResponseStatus.UNAUTHORIZED);
+      r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
+      if (authFailureDelay.isZero()) {
+        respond(ctx, r, keepAlive);
+      } else {
+        // On the loop's timer: no thread waits, and MetricsReadTimeout closes a connection that
+        // sends another request meanwhile (a write to a closed channel releases the response).
+        ctx.executor()
+            .schedule(
+                () -> respond(ctx, r, keepAlive), authFailureDelay.toNanos(), TimeUnit.NANOSECONDS);
+      }
+      return;
+    }
     respond(ctx, answer(request), keepAlive);
   }
 
   private FullHttpResponse answer(FullHttpRequest request) {
-    if (!authorized(request)) {
-      FullHttpResponse r = status(HttpResponseStatus.UNAUTHORIZED);
-      r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
-      return r;
-    }
     if (!PATH.equals(new QueryStringDecoder(request.uri()).rawPath())) {
       return status(HttpResponseStatus.NOT_FOUND);
     }

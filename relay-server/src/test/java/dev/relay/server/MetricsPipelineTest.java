@@ -29,11 +29,17 @@ class MetricsPipelineTest {
   }
 
   private EmbeddedChannel open(MetricsConfig config) {
+    return open(config, Duration.ZERO);
+  }
+
+  private EmbeddedChannel open(MetricsConfig config, Duration authFailureDelay) {
     PrometheusRegistry registry = new PrometheusRegistry();
     Counter.builder().name("relay_test").help("a test counter").register(registry).inc();
     channel = new EmbeddedChannel();
     MetricsInitializer.addHandlers(
-        channel.pipeline(), config, new MetricsRequestHandler(registry, config.token()));
+        channel.pipeline(),
+        config,
+        new MetricsRequestHandler(registry, config.token(), authFailureDelay));
     channel.pipeline().fireChannelActive();
     return channel;
   }
@@ -101,6 +107,22 @@ class MetricsPipelineTest {
     assertThat(exchange(ch, get("/metrics", "Authorization: bearer " + TOKEN + "\r\n")))
         .startsWith("HTTP/1.1 200")
         .contains("relay_test_total");
+  }
+
+  @Test
+  void a_401_is_written_only_after_the_auth_failure_delay_and_a_right_token_is_not_delayed() {
+    EmbeddedChannel ch = open(withToken(), Duration.ofSeconds(1));
+    ch.freezeTime();
+
+    assertThat(exchange(ch, get("/metrics", "Authorization: Bearer wrong\r\n"))).isEmpty();
+    ch.advanceTimeBy(999, TimeUnit.MILLISECONDS);
+    ch.runScheduledPendingTasks();
+    assertThat(exchange(ch, "")).isEmpty();
+    ch.advanceTimeBy(1, TimeUnit.MILLISECONDS);
+    ch.runScheduledPendingTasks();
+    assertThat(exchange(ch, "")).startsWith("HTTP/1.1 401 Unauthorized");
+    assertThat(exchange(ch, get("/metrics", "Authorization: Bearer " + TOKEN + "\r\n")))
+        .startsWith("HTTP/1.1 200");
   }
 
   @Test
