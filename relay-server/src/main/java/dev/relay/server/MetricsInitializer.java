@@ -6,6 +6,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,8 +32,7 @@ final class MetricsInitializer extends ChannelInitializer<SocketChannel> {
   private final MetricsRequestHandler handler;
   private final AtomicInteger open = new AtomicInteger();
 
-  MetricsInitializer(
-      MetricsConfig config, PrometheusRegistry registry, java.time.Duration authFailureDelay) {
+  MetricsInitializer(MetricsConfig config, PrometheusRegistry registry, Duration authFailureDelay) {
     this.config = config;
     this.handler = new MetricsRequestHandler(registry, config.token(), authFailureDelay);
   }
