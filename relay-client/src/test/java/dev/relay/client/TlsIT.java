@@ -9,6 +9,7 @@ import io.netty.pkitesting.X509Bundle;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -28,6 +29,7 @@ final class TlsIT {
     Path keyFile =
         Files.writeString(
             dir.resolve("server.key"), cert.getPrivateKeyPEM(), StandardCharsets.US_ASCII);
+    Files.setPosixFilePermissions(keyFile, PosixFilePermissions.fromString("rw-------"));
     return new TestServer(
         Files.createDirectories(dir.resolve("data")),
         c -> c.withTls(new TlsFiles(certFile, keyFile)));

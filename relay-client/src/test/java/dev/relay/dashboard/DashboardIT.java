@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -79,6 +80,9 @@ class DashboardIT {
     Path portFile = dir.resolve("dashboard.port");
     Files.writeString(adminFile, ADMIN_TOKEN + "\n");
     Files.writeString(workerFile, WORKER_TOKEN + "\n");
+    for (Path token : List.of(adminFile, workerFile)) {
+      Files.setPosixFilePermissions(token, PosixFilePermissions.fromString("rw-------"));
+    }
     server =
         ServerProcess.start(
             Files.createDirectories(dir.resolve("server")),

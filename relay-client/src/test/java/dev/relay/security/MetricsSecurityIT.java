@@ -14,7 +14,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,10 +50,8 @@ class MetricsSecurityIT {
   @TempDir Path dir;
 
   private ServerProcess start(String... extra) throws IOException {
-    Path auth = dir.resolve("auth.token");
-    Path metrics = dir.resolve("metrics.token");
-    Files.writeString(auth, AUTH_TOKEN + "\n");
-    Files.writeString(metrics, METRICS_TOKEN + "\n");
+    Path auth = Tokens.file(dir, "auth.token", AUTH_TOKEN);
+    Path metrics = Tokens.file(dir, "metrics.token", METRICS_TOKEN);
     List<String> args =
         new ArrayList<>(
             List.of(

@@ -58,8 +58,12 @@ public final class AuthToken {
     return new AuthToken(bytes);
   }
 
-  /** Reads the token from {@code file}, dropping trailing line breaks an editor adds. */
+  /**
+   * Reads the token from {@code file}, dropping trailing line breaks an editor adds; a file every
+   * user may read is refused ({@link SecretFiles}).
+   */
   public static AuthToken readFrom(Path file) {
+    SecretFiles.refuseOpenToOthers(file, "auth token file");
     String text;
     try {
       text = Files.readString(file, StandardCharsets.UTF_8);

@@ -27,6 +27,7 @@ public record TlsFiles(Path certificateChain, Path privateKey) {
         throw new IllegalArgumentException("TLS file " + file + " is missing or not readable");
       }
     }
+    SecretFiles.refuseOpenToOthers(privateKey, "TLS private key");
     try {
       return SslContextBuilder.forServer(certificateChain.toFile(), privateKey.toFile())
           .sslProvider(SslProvider.JDK)

@@ -6,12 +6,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class AuthTokenTest {
   static final String SECRET = "s3cret-for-token-tests";
+  static final Set<PosixFilePermission> PRIVATE = PosixFilePermissions.fromString("rw-------");
 
   @TempDir Path dir;
 
@@ -19,6 +23,7 @@ class AuthTokenTest {
   void a_token_file_loses_its_trailing_newline_and_admits_only_the_exact_secret() throws Exception {
     Path file = dir.resolve("token");
     Files.writeString(file, SECRET + "\r\n", StandardCharsets.UTF_8);
+    Files.setPosixFilePermissions(file, PRIVATE);
     AuthToken token = AuthToken.readFrom(file);
     assertThat(token.admits(Optional.of(SECRET))).isTrue();
     assertThat(token.admits(Optional.of(SECRET + "\n"))).isFalse();
@@ -35,6 +40,7 @@ class AuthTokenTest {
   void a_blank_or_missing_token_file_is_rejected_with_its_name() throws Exception {
     Path blank = dir.resolve("blank");
     Files.writeString(blank, "\n", StandardCharsets.UTF_8);
+    Files.setPosixFilePermissions(blank, PRIVATE);
     assertThatThrownBy(() -> AuthToken.readFrom(blank))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(blank.toString())
@@ -64,9 +70,20 @@ class AuthTokenTest {
     assertThat(AuthToken.of("\u00e9".repeat(8)).admits(Optional.of("\u00e9".repeat(8)))).isTrue();
     Path file = dir.resolve("short");
     Files.writeString(file, "s3cret\n", StandardCharsets.UTF_8);
+    Files.setPosixFilePermissions(file, PRIVATE);
     assertThatThrownBy(() -> AuthToken.readFrom(file))
         .hasMessageContaining(file.toString())
         .hasMessageContaining("at least 16 bytes, was 6")
         .hasMessageNotContaining("s3cret");
+  }
+
+  @Test
+  void a_token_file_every_user_may_read_is_refused_before_it_is_read() throws Exception {
+    Path file = dir.resolve("open");
+    Files.writeString(file, SECRET + "\n", StandardCharsets.UTF_8);
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+    assertThatThrownBy(() -> AuthToken.readFrom(file))
+        .hasMessageStartingWith("auth token file " + file + " is open to every user")
+        .hasMessageNotContaining(SECRET);
   }
 }

@@ -11,6 +11,7 @@ import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -71,9 +72,23 @@ class RelayServerMainTest {
   }
 
   @Test
+  void a_token_file_every_user_may_read_refuses_to_start(@TempDir Path dir) throws Exception {
+    Path token = SecretFilesTest.withMode(dir.resolve("admin.token"), "rw-r--r--");
+    assertThat(run("--admin-token-file", token.toString(), "--data-dir", "unused")).isEqualTo(2);
+    assertThat(err.toString().strip())
+        .isEqualTo(
+            "relay-server: auth token file "
+                + token
+                + " is open to every user of this machine (mode rw-r--r--); make it private to the"
+                + " server's user: chmod o-rwx "
+                + token);
+  }
+
+  @Test
   void a_token_file_under_sixteen_bytes_refuses_to_start_without_printing_it(@TempDir Path dir)
       throws Exception {
-    Path token = Files.writeString(dir.resolve("worker.token"), "hunter2\n");
+    Path token = SecretFilesTest.withMode(dir.resolve("worker.token"), "rw-------");
+    Files.writeString(token, "hunter2\n");
     assertThat(run("--auth-token-file", token.toString(), "--data-dir", "unused")).isEqualTo(2);
     assertThat(err.toString().strip())
         .isEqualTo(
@@ -205,6 +220,7 @@ class RelayServerMainTest {
   void metrics_flags_reach_the_metrics_config(@TempDir Path dir) throws Exception {
     Path token = dir.resolve("metrics.token");
     Files.writeString(token, "scrape-secret-for-tests\n");
+    Files.setPosixFilePermissions(token, PosixFilePermissions.fromString("rw-------"));
 
     MetricsConfig metrics =
         parse(

@@ -3,6 +3,7 @@ package dev.relay.server;
 import static dev.relay.server.TestServers.enqueue;
 import static dev.relay.server.TestServers.lease;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.relay.protocol.Ack;
 import dev.relay.protocol.Enqueued;
@@ -15,6 +16,7 @@ import io.netty.pkitesting.X509Bundle;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.Test;
@@ -36,6 +38,7 @@ class TlsIT {
     Path keyFile = dir.resolve("server.key");
     Files.writeString(certFile, cert.getCertificatePEM(), StandardCharsets.US_ASCII);
     Files.writeString(keyFile, cert.getPrivateKeyPEM(), StandardCharsets.US_ASCII);
+    Files.setPosixFilePermissions(keyFile, PosixFilePermissions.fromString("rw-------"));
     SSLContext context = SSLContext.getInstance("TLS");
     context.init(null, cert.toTrustManagerFactory().getTrustManagers(), null);
 
@@ -50,5 +53,23 @@ class TlsIT {
       assertThat(job.payload().toBytes()).isEqualTo("secret".getBytes(StandardCharsets.UTF_8));
       assertThat(client.ask(new Ack(job.jobId(), job.token()))).isInstanceOf(Ok.class);
     }
+  }
+
+  @Test
+  void a_private_key_every_user_may_read_refuses_to_start() throws Exception {
+    X509Bundle cert =
+        new CertificateBuilder()
+            .subject("CN=localhost")
+            .setIsCertificateAuthority(true)
+            .buildSelfSigned();
+    Path certFile = Files.writeString(dir.resolve("server.crt"), cert.getCertificatePEM());
+    Path keyFile = Files.writeString(dir.resolve("server.key"), cert.getPrivateKeyPEM());
+    Files.setPosixFilePermissions(keyFile, PosixFilePermissions.fromString("rw-r--r--"));
+
+    ServerConfig config =
+        ServerConfig.defaults(dir.resolve("data")).withTls(new TlsFiles(certFile, keyFile));
+    assertThatThrownBy(() -> TestServers.start(config).close())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("TLS private key " + keyFile + " is open to every user");
   }
 }

@@ -18,6 +18,7 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,6 +68,7 @@ final class OperatorCliIT {
   private Path tokenFile(String name, String token) throws IOException {
     Path file = dir.resolve(name);
     Files.writeString(file, token + "\n", StandardCharsets.UTF_8);
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
     return file;
   }
 

@@ -1,5 +1,6 @@
 package dev.relay.server.store.postgres;
 
+import dev.relay.server.SecretFiles;
 import dev.relay.server.store.StoreError;
 import dev.relay.server.store.StoreException;
 import java.io.IOException;
@@ -97,6 +98,7 @@ final class Connections {
   }
 
   private static String readPassword(java.nio.file.Path file) {
+    SecretFiles.refuseOpenToOthers(file, "postgresPasswordFile");
     try {
       return Files.readString(file, StandardCharsets.UTF_8).strip();
     } catch (IOException e) {
