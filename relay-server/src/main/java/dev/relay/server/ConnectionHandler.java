@@ -333,14 +333,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
     closing = true;
     server.counters().countRejected(code);
-    Runnable send =
+    DelayedAnswer.schedule(
+        ctx,
+        delay,
         () ->
             ctx.writeAndFlush(new Frame(requestId, Replies.error(code, message)))
-                .addListener(ChannelFutureListener.CLOSE);
-    if (delay.isZero()) {
-      send.run();
-    } else {
-      ctx.executor().schedule(send, delay.toNanos(), TimeUnit.NANOSECONDS);
-    }
+                .addListener(ChannelFutureListener.CLOSE),
+        () -> {});
   }
 }

@@ -25,7 +25,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,15 +71,8 @@ final class MetricsRequestHandler extends SimpleChannelInboundHandler<FullHttpRe
     if (!authorized(request)) {
       FullHttpResponse r = status(HttpResponseStatus.UNAUTHORIZED);
       r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
-      if (authFailureDelay.isZero()) {
-        respond(ctx, r, keepAlive);
-      } else {
-        // On the loop's timer: no thread waits, and MetricsReadTimeout closes a connection that
-        // sends another request meanwhile (a write to a closed channel releases the response).
-        ctx.executor()
-            .schedule(
-                () -> respond(ctx, r, keepAlive), authFailureDelay.toNanos(), TimeUnit.NANOSECONDS);
-      }
+      // MetricsReadTimeout closes a connection that sends another request meanwhile.
+      DelayedAnswer.schedule(ctx, authFailureDelay, () -> respond(ctx, r, keepAlive), r::release);
       return;
     }
     respond(ctx, answer(request), keepAlive);

@@ -1,5 +1,6 @@
 package dev.relay.server.dashboard;
 
+import dev.relay.server.DelayedAnswer;
 import dev.relay.server.LogText;
 import dev.relay.server.dashboard.Sessions.Session;
 import dev.relay.server.store.StoreError;
@@ -25,7 +26,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -209,11 +209,8 @@ final class DashboardHandler extends SimpleChannelInboundHandler<FullHttpRequest
               HttpResponseStatus.UNAUTHORIZED,
               LoginPage.render(visitor, "That token is not accepted here."));
       CompletableFuture<FullHttpResponse> later = new CompletableFuture<>();
-      ctx.executor()
-          .schedule(
-              () -> later.complete(refused),
-              server.authFailureDelay().toNanos(),
-              TimeUnit.NANOSECONDS);
+      DelayedAnswer.schedule(
+          ctx, server.authFailureDelay(), () -> later.complete(refused), refused::release);
       return later;
     }
     Optional<Session> session = sessions.create(earned);
