@@ -89,6 +89,19 @@ final class Connections {
         || state.equals("25006"); // read-only transaction: connected to a standby after failover
   }
 
+  /**
+   * Whether {@code e} says the connection itself is gone, as after a database restart, rather than
+   * a refused statement: SQL state class 08, an I/O failure the driver reports without a state, or
+   * the server ending the session (57P01 administrator command or shutdown, 57P02 crash).
+   */
+  static boolean isConnectionLost(SQLException e) {
+    String state = e.getSQLState();
+    return state == null
+        || state.startsWith("08")
+        || state.equals("57P01")
+        || state.equals("57P02");
+  }
+
   static StoreException unavailable(SQLException e) {
     return new StoreException(
         StoreError.STORE_UNAVAILABLE,

@@ -180,13 +180,14 @@ public final class PostgresStore implements JobStore {
     T run(Connection c) throws SQLException;
   }
 
+  /** Runs {@code query} on a reader thread; see {@link #readRetryingOnce}. */
   private <T> CompletableFuture<T> read(Read<T> query) {
     CompletableFuture<T> future = new CompletableFuture<>();
     try {
       readers.execute(
           () -> {
-            try (Connection c = pool.getConnection()) {
-              future.complete(query.run(c));
+            try {
+              future.complete(readRetryingOnce(query));
             } catch (SQLException e) {
               future.completeExceptionally(Connections.unavailable(e));
             } catch (RuntimeException e) {
@@ -204,6 +205,34 @@ public final class PostgresStore implements JobStore {
                       + " reads, readQueueCapacity)"));
     }
     return future;
+  }
+
+  /**
+   * Runs {@code query} on a pooled read-only connection. When the connection turns out to be gone
+   * while the query runs, the database restarted or failed over since the pool last checked it (it
+   * skips the check for a connection used in the last half second), so every pooled connection is
+   * suspect: they are evicted, and the read, which changes nothing, runs once more on a fresh one.
+   * A failure to get a connection at all is not retried: the pool has waited its timeout already.
+   */
+  private <T> T readRetryingOnce(Read<T> query) throws SQLException {
+    SQLException lost;
+    try (Connection c = pool.getConnection()) {
+      try {
+        return query.run(c);
+      } catch (SQLException e) {
+        if (!Connections.isConnectionLost(e)) {
+          throw e;
+        }
+        lost = e;
+      }
+    }
+    pool.getHikariPoolMXBean().softEvictConnections();
+    try (Connection c = pool.getConnection()) {
+      return query.run(c);
+    } catch (SQLException again) {
+      again.addSuppressed(lost);
+      throw again;
+    }
   }
 
   private static <T> CompletableFuture<T> refuse(StoreException refusal) {

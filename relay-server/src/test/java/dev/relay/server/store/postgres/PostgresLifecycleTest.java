@@ -17,8 +17,12 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -68,6 +72,57 @@ class PostgresLifecycleTest {
             ExecutionException.class,
             () -> store.enqueue(job()).get(WAIT_SECONDS, TimeUnit.SECONDS));
     assertThat(((StoreException) later.getCause()).code()).isEqualTo(StoreError.SHUTTING_DOWN);
+  }
+
+  @Test
+  void reads_right_after_the_database_dropped_every_connection_are_answered_not_refused()
+      throws Exception {
+    TestPostgres.Database db = TestPostgres.newDatabase();
+    PostgresStore store = open(db);
+    try (Connection admin = db.connect()) {
+      admin.setAutoCommit(true);
+      long id = store.enqueue(job()).get(WAIT_SECONDS, TimeUnit.SECONDS).jobId();
+      // Every pooled read connection used just now: the pool hands such a connection out again
+      // without checking it, as after a quick restart or a failover.
+      List<CompletableFuture<?>> reads = new ArrayList<>();
+      for (int i = 0; i < 16; i++) {
+        reads.add(store.inspect(id));
+      }
+      for (CompletableFuture<?> read : reads) {
+        read.get(WAIT_SECONDS, TimeUnit.SECONDS);
+      }
+      try (Statement s = admin.createStatement()) {
+        s.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                + " WHERE datname = current_database() AND pid <> pg_backend_pid()");
+      }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+      while (otherBackends(admin) > 0 && System.nanoTime() < deadline) {
+        Thread.sleep(1);
+      }
+      assertThat(otherBackends(admin)).isZero();
+
+      reads.clear();
+      for (int i = 0; i < 8; i++) {
+        reads.add(store.inspect(id));
+      }
+      for (CompletableFuture<?> read : reads) {
+        assertThat(read.get(WAIT_SECONDS, TimeUnit.SECONDS)).isNotNull();
+      }
+    } finally {
+      store.close();
+    }
+  }
+
+  private static int otherBackends(Connection c) throws Exception {
+    try (Statement s = c.createStatement();
+        ResultSet r =
+            s.executeQuery(
+                "SELECT count(*) FROM pg_stat_activity"
+                    + " WHERE datname = current_database() AND pid <> pg_backend_pid()")) {
+      r.next();
+      return r.getInt(1);
+    }
   }
 
   @Test
