@@ -11,6 +11,7 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,6 +43,10 @@ final class PendingLease implements LongPolls.Waiter {
   private final ServerContext server;
   private final Channel channel;
   private final EventLoop loop;
+
+  /** The loop, for the store's answers and the writer's wake-ups: {@link LoopHandoff}. */
+  private final Executor handoff;
+
   private final LeaseRequest request;
   private final long waitNanos;
   private final CompletableFuture<Response> answer = new CompletableFuture<>();
@@ -59,6 +64,7 @@ final class PendingLease implements LongPolls.Waiter {
     this.server = server;
     this.channel = channel;
     this.loop = channel.eventLoop();
+    this.handoff = LoopHandoff.to(loop);
     this.request = request;
     this.waitNanos = TimeUnit.MILLISECONDS.toNanos(waitMillis);
   }
@@ -88,7 +94,7 @@ final class PendingLease implements LongPolls.Waiter {
     } catch (RuntimeException e) {
       result = CompletableFuture.failedFuture(e);
     }
-    result.whenComplete((leased, failure) -> loop.execute(() -> onAnswer(leased, failure)));
+    result.whenComplete((leased, failure) -> handoff.execute(() -> onAnswer(leased, failure)));
   }
 
   private void onAnswer(LeaseResult result, Throwable failure) {
@@ -136,7 +142,7 @@ final class PendingLease implements LongPolls.Waiter {
 
   @Override
   public void wake() {
-    loop.execute(
+    handoff.execute(
         () -> {
           if (state != State.PARKED) {
             return;
@@ -153,7 +159,7 @@ final class PendingLease implements LongPolls.Waiter {
 
   @Override
   public void dueAt(long epochMillis) {
-    loop.execute(
+    handoff.execute(
         () -> {
           if (state == State.PARKED) {
             scheduleDue(epochMillis);

@@ -64,7 +64,7 @@ final class RequestDispatcher {
   }
 
   CompletableFuture<Response> dispatch(Request request, Channel channel) {
-    Executor loop = channel.eventLoop();
+    Executor loop = LoopHandoff.to(channel.eventLoop());
     // Java 17 has no pattern matching for switch; the sealed Request type keeps this list honest.
     if (request instanceof Lease l) {
       return lease(l, channel);

@@ -1,5 +1,6 @@
 package dev.relay.server.store;
 
+import dev.relay.server.LoopHandoff;
 import dev.relay.server.OutOfMemory;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -312,8 +313,15 @@ final class Writer {
     } catch (RuntimeException e) {
       log.warn("commit observer failed", e);
     }
-    // The listener hears before the callers: a parked long-poll may be woken by the same commit
-    // whose enqueue reply is about to go out, and tests can rely on the order.
+    // One hand-over per event loop for the whole commit, not one per reply: LoopHandoff.
+    LoopHandoff.batch(() -> answer(batch, available, scheduled));
+  }
+
+  /**
+   * Tells the listener, then the callers. The listener hears first: a parked long-poll may be woken
+   * by the same commit whose enqueue reply is about to go out, and tests can rely on the order.
+   */
+  private void answer(List<Task<?>> batch, Set<String> available, Map<String, Long> scheduled) {
     try {
       if (!available.isEmpty()) {
         availabilityListener.available(available);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.protocol.EnqueueResult;
 import dev.relay.protocol.JobState;
+import dev.relay.server.LoopHandoff;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -16,9 +17,12 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -148,6 +152,49 @@ class GroupCommitTest {
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /**
+   * The answers of one commit reach each event loop as one task ({@link LoopHandoff}), in the order
+   * the commands ran: a commit wakes a loop once, not once per reply.
+   */
+  @Test
+  void the_answers_of_one_commit_reach_each_event_loop_as_one_task() throws Exception {
+    open(CommitMode.GROUP);
+    ExecutorService loopA = Executors.newSingleThreadExecutor();
+    ExecutorService loopB = Executors.newSingleThreadExecutor();
+    try {
+      AtomicInteger tasksA = new AtomicInteger();
+      AtomicInteger tasksB = new AtomicInteger();
+      Executor toA = LoopHandoff.to(task -> loopA.execute(counted(tasksA, task)));
+      Executor toB = LoopHandoff.to(task -> loopB.execute(counted(tasksB, task)));
+      List<String> answered = new CopyOnWriteArrayList<>();
+      List<CompletableFuture<Void>> answers = new ArrayList<>();
+      WriterGate gate = new WriterGate(store);
+      for (String name : List.of("a1", "b1", "a2", "b2", "a3")) {
+        Executor loop = name.startsWith("a") ? toA : toB;
+        answers.add(enqueue(name).thenAcceptAsync(result -> answered.add(name), loop));
+      }
+      batchSizes.clear();
+      gate.open();
+      CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
+          .get(TestStores.WAIT_SECONDS, TimeUnit.SECONDS);
+
+      assertThat(batchSizes).as("the gate's own batch, then the five").containsExactly(1, 5);
+      assertThat(tasksA).hasValue(1);
+      assertThat(tasksB).hasValue(1);
+      assertThat(answered.stream().filter(n -> n.startsWith("a")))
+          .containsExactly("a1", "a2", "a3");
+      assertThat(answered.stream().filter(n -> n.startsWith("b"))).containsExactly("b1", "b2");
+    } finally {
+      loopA.shutdownNow();
+      loopB.shutdownNow();
+    }
+  }
+
+  private static Runnable counted(AtomicInteger count, Runnable task) {
+    count.incrementAndGet();
+    return task;
   }
 
   @Test

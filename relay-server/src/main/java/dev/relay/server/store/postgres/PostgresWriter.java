@@ -1,5 +1,6 @@
 package dev.relay.server.store.postgres;
 
+import dev.relay.server.LoopHandoff;
 import dev.relay.server.OutOfMemory;
 import dev.relay.server.store.AvailabilityListener;
 import dev.relay.server.store.CommitObserver;
@@ -410,6 +411,12 @@ final class PostgresWriter {
       log.warn("commit observer failed", e);
     }
     tx.batchStarted();
+    // One hand-over per event loop for the whole commit, not one per reply: LoopHandoff.
+    LoopHandoff.batch(() -> answer(batch, available, scheduled));
+  }
+
+  /** Tells the listener, then the callers, as the SQLite writer does. */
+  private void answer(List<Task<?>> batch, Set<String> available, Map<String, Long> scheduled) {
     try {
       if (!available.isEmpty()) {
         availabilityListener.available(available);
