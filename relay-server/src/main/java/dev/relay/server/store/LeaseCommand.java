@@ -63,6 +63,16 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
           + " WHERE id = ? AND state = "
           + Schema.LEASED;
 
+  /**
+   * The candidates' LIMIT, jobsMax: an expression, not a bare parameter. SQLite's planner peeks at
+   * a bare LIMIT parameter's value and marks the statement to be prepared again whenever that
+   * parameter is bound anew, so a Worker's LEASEs, whose jobsMax changes from one to the next,
+   * compiled this four-arm statement again on almost every LEASE: about 50 us each in a JDBC loop
+   * here, and the largest difference between the Worker's and the single-job shape's server CPU
+   * (docs/benchmarks.md). The index order answers the ORDER BY either way.
+   */
+  static final String LIMIT_NOT_PEEKED = "?+0";
+
   private static String candidatesSql() {
     List<String> arms = new ArrayList<>();
     for (int priority = NewJob.PRIORITY_MIN; priority <= NewJob.PRIORITY_MAX; priority++) {
@@ -74,7 +84,9 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
               + Schema.READY
               + " AND queue = ? AND priority = "
               + priority
-              + " AND available_at_ms <= ? ORDER BY available_at_ms, id LIMIT ?)");
+              + " AND available_at_ms <= ? ORDER BY available_at_ms, id LIMIT "
+              + LIMIT_NOT_PEEKED
+              + ")");
     }
     return String.join(" UNION ALL ", arms);
   }

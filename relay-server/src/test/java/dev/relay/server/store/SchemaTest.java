@@ -65,6 +65,17 @@ class SchemaTest {
     assertThat(Files.exists(dir.resolve("relay.lock"))).isTrue();
   }
 
+  /**
+   * A bare {@code LIMIT ?} would make SQLite prepare the candidate read again whenever a LEASE asks
+   * for a different number of jobs than the one before (see {@link LeaseCommand#LIMIT_NOT_PEEKED});
+   * no SQL can observe a re-prepare, so this guards the text.
+   */
+  @Test
+  void the_candidate_read_limits_each_arm_with_an_expression_not_a_bare_parameter() {
+    assertThat(LeaseCommand.CANDIDATES).doesNotContain("LIMIT ?)");
+    assertThat(LeaseCommand.CANDIDATES.split("LIMIT \\?\\+0\\)", -1)).hasSize(5);
+  }
+
   @Test
   void every_hot_query_uses_its_index() throws SQLException {
     TestStores.open(dir, clock).close();
