@@ -1,7 +1,7 @@
 package dev.relay.server;
 
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
@@ -51,7 +51,9 @@ public final class LoopHandoff {
       body.run();
       return;
     }
-    Map<Executor, List<Runnable>> collected = new IdentityHashMap<>();
+    // The loops are handed their tasks in the order they were first given one. The writer tells
+    // the availability listener first, so the long-polls a commit wakes go out before its replies.
+    Map<Executor, List<Runnable>> collected = new LinkedHashMap<>();
     open.set(collected);
     try {
       body.run();

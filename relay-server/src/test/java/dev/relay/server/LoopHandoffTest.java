@@ -67,6 +67,23 @@ class LoopHandoffTest {
   }
 
   @Test
+  void the_loops_are_handed_their_tasks_in_the_order_they_were_first_given_one() {
+    List<String> handedOver = new ArrayList<>();
+    Executor toA = LoopHandoff.to(task -> handedOver.add("A"));
+    Executor toB = LoopHandoff.to(task -> handedOver.add("B"));
+    Executor toC = LoopHandoff.to(task -> handedOver.add("C"));
+    LoopHandoff.batch(
+        () -> {
+          toC.execute(() -> {});
+          toA.execute(() -> {});
+          toC.execute(() -> {});
+          toB.execute(() -> {});
+        });
+
+    assertThat(handedOver).containsExactly("C", "A", "B");
+  }
+
+  @Test
   void a_nested_batch_joins_the_outer_one() {
     Executor toA = LoopHandoff.to(loopA);
     LoopHandoff.batch(
