@@ -16,9 +16,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Hears every node's commits: one connection that LISTENs on {@link PostgresWriter#CHANNEL} and
  * passes each NOTIFY to the availability listener, so a long-poll parked on this node wakes when a
- * job becomes available through any node. After a lost connection it reconnects and tells the
- * listener about every queue with ready jobs, since notifications sent meanwhile were lost. This
- * node's own NOTIFYs are skipped: its writer has told the listener already.
+ * job becomes available through any node. Every time it has begun to LISTEN, at start and after a
+ * lost connection, it tells the listener about every queue with ready jobs: a NOTIFY sent before
+ * the LISTEN (another node's commit while this one was starting, or while the connection was down)
+ * was never heard. This node's own NOTIFYs are skipped: its writer has told the listener already.
  */
 final class Notifications implements AutoCloseable {
   static final String THREAD_NAME = "relay-pg-listener";
@@ -53,17 +54,13 @@ final class Notifications implements AutoCloseable {
   }
 
   private void loop() {
-    boolean first = true;
     while (!closed) {
       try (Connection c = connections.open()) {
         c.setAutoCommit(true);
         try (Statement s = c.createStatement()) {
           s.execute("LISTEN " + PostgresWriter.CHANNEL);
         }
-        if (!first) {
-          store.announceReadyQueues(listener);
-        }
-        first = false;
+        store.announceReadyQueues(listener);
         PGConnection pg = c.unwrap(PGConnection.class);
         while (!closed) {
           PGNotification[] batch = pg.getNotifications(POLL_MILLIS);
@@ -74,7 +71,6 @@ final class Notifications implements AutoCloseable {
       } catch (SQLException e) {
         if (!closed) {
           log.warn("lost the PostgreSQL notification connection, reconnecting: {}", e.toString());
-          first = false;
           sleepBeforeReconnect();
         }
       }
