@@ -166,5 +166,11 @@ final class Measurements {
             "us",
             "store-only JVM CPU (user + system) per lease+ACK during the drain")
         .add(run.cpuNanos() / 1e3 / run.jobs());
+    report
+        .figure(
+            prefix + ".writerCpuMicrosPerJob",
+            "us",
+            "store writer thread CPU per lease+ACK during the drain (statements, commits, fsyncs)")
+        .add(run.writerCpuNanos() / 1e3 / run.jobs());
   }
 }

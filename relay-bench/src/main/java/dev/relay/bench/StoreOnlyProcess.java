@@ -42,7 +42,8 @@ final class StoreOnlyProcess implements AutoCloseable {
       long drainNanos,
       long commits,
       long committedCommands,
-      long cpuNanos) {
+      long cpuNanos,
+      long writerCpuNanos) {
     double jobsPerSecond() {
       return jobs * 1e9 / drainNanos;
     }
@@ -102,7 +103,8 @@ final class StoreOnlyProcess implements AutoCloseable {
               v.get("drainNanos"),
               v.get("commits"),
               v.get("committedCommands"),
-              v.get("cpuNanos"));
+              v.get("cpuNanos"),
+              v.get("writerCpuNanos"));
         }
       }
     } catch (IOException e) {
