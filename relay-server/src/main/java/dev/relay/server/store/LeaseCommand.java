@@ -222,6 +222,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
       return null;
     }
     context.moved(queue, JobState.READY, JobState.LEASED);
+    context.leaseGranted(id, queue);
     context.event(queue, StoreCounters.Event.LEASED);
     context.waited(queue, Math.max(0, context.now() - candidate.availableAtMillis()));
     return new LeaseGrant(

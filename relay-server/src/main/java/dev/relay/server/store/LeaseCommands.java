@@ -11,7 +11,9 @@ import java.time.Instant;
 /**
  * Ack, nack, release and renew: the commands a lease holder sends. Each reads the job's lease
  * columns and decides with {@link LeaseVerdict}; any answer but OK changes nothing. The change
- * itself is a fenced UPDATE on id, state and token.
+ * itself is a fenced UPDATE on id, state and token. An ACK of a lease this writer remembers
+ * granting ({@link RecentLeases}) runs its UPDATE first, with the verdict's expiry test in its
+ * WHERE clause, and reads the row only when it changed nothing, to say why.
  */
 final class LeaseCommands {
   private static final String READ =
@@ -19,11 +21,19 @@ final class LeaseCommands {
           + " leased_at_ms FROM jobs WHERE id = ?";
   private static final String FENCE =
       " WHERE id = ? AND state = " + Schema.LEASED + " AND fencing_token = ?";
+
+  /**
+   * Parameters: now, id, token, now. The last term is {@link LeaseVerdict}'s own test (a lease is
+   * valid before the millisecond of its expiry), so this UPDATE changes the row exactly when the
+   * verdict would be OK.
+   */
   private static final String ACK =
       "UPDATE jobs SET state = "
           + Schema.DONE
           + ", finished_at_ms = ?, lease_expires_at_ms = NULL"
-          + FENCE;
+          + FENCE
+          + " AND lease_expires_at_ms > ?";
+
   private static final String NACK_RETRY =
       "UPDATE jobs SET state = "
           + Schema.READY
@@ -55,22 +65,43 @@ final class LeaseCommands {
   static WriteCommand<Outcome> ack(long jobId, FencingToken token) {
     return WriteCommand.oneWrite(
         context -> {
-          LeaseRow lease = read(context, jobId);
-          Outcome verdict = LeaseVerdict.decide(lease, token, context.now());
-          if (verdict != Outcome.OK) {
-            return verdict;
+          RecentLeases.Grant grant = context.recentGrant(jobId);
+          if (grant == null) {
+            LeaseRow lease = read(context, jobId);
+            Outcome verdict = LeaseVerdict.decide(lease, token, context.now());
+            if (verdict != Outcome.OK) {
+              return verdict;
+            }
+            if (!ackFenced(context, jobId, token)) {
+              return Outcome.STALE_TOKEN;
+            }
+            return acked(context, lease.queue(), lease.leasedAtMillis());
           }
-          PreparedStatement s = context.statement(ACK);
-          s.setLong(1, context.now());
-          bindFence(s, 2, jobId, token);
-          if (!fenced(context, s, jobId, "ack", lease.queue(), JobState.DONE)) {
-            return Outcome.STALE_TOKEN;
+          if (ackFenced(context, jobId, token)) {
+            return acked(context, grant.queue(), grant.leasedAtMillis());
           }
-          if (lease.leasedAtMillis() != LeaseRow.LEASED_AT_UNKNOWN) {
-            context.ran(lease.queue(), Math.max(0, context.now() - lease.leasedAtMillis()));
-          }
-          return counted(context, lease.queue(), StoreCounters.Event.ACKED);
+          Outcome verdict = LeaseVerdict.decide(read(context, jobId), token, context.now());
+          Invariants.check(
+              verdict != Outcome.OK, "ack of job %d changed no row, yet its lease is valid", jobId);
+          return verdict;
         });
+  }
+
+  private static boolean ackFenced(WriteContext context, long jobId, FencingToken token)
+      throws SQLException {
+    PreparedStatement s = context.statement(ACK);
+    s.setLong(1, context.now());
+    bindFence(s, 2, jobId, token);
+    s.setLong(4, context.now());
+    return Fenced.apply(s, jobId, "ack");
+  }
+
+  private static Outcome acked(WriteContext context, String queue, long leasedAtMillis) {
+    context.moved(queue, JobState.LEASED, JobState.DONE);
+    if (leasedAtMillis != LeaseRow.LEASED_AT_UNKNOWN) {
+      context.ran(queue, Math.max(0, context.now() - leasedAtMillis));
+    }
+    return counted(context, queue, StoreCounters.Event.ACKED);
   }
 
   /**

@@ -27,6 +27,7 @@ final class WriteContext implements AutoCloseable {
   private final QueueCounts committed;
   private final QueueRows committedQueueRows;
   private final Map<String, PreparedStatement> statements = new HashMap<>();
+  private final RecentLeases recentLeases = new RecentLeases();
   private long nowMillis;
 
   /**
@@ -121,8 +122,29 @@ final class WriteContext implements AutoCloseable {
   }
 
   /** A rollback may have restored leases: claims query expiry again until the next read. */
-  void forgetLeaseEnds() {
+  private void forgetLeaseEnds() {
     leasesEndNotBefore = Long.MIN_VALUE;
+  }
+
+  /** The running command leased job {@code jobId} of {@code queue}, starting now. */
+  void leaseGranted(long jobId, String queue) {
+    recentLeases.granted(jobId, queue, nowMillis);
+  }
+
+  /** The latest lease of {@code jobId} this writer remembers granting, or {@code null}. */
+  RecentLeases.Grant recentGrant(long jobId) {
+    return recentLeases.latest(jobId);
+  }
+
+  /**
+   * The batch's transaction was rolled back: leases it ended may stand again, and leases it granted
+   * never happened. A command rolled back to its own savepoint ({@link #commandFailed}) needs no
+   * such care for its grants: the only lease of a job it can have ended before granting a new one
+   * is an expired one, which no ACK passes.
+   */
+  void batchRolledBack() {
+    forgetLeaseEnds();
+    recentLeases.forgetAll();
   }
 
   /** Jobs of {@code queue} in {@code state}, including changes not yet committed. */

@@ -172,7 +172,7 @@ final class Writer {
         // A bare command failed after it may have written: nothing of this run may stay.
         context.resetStatements();
         execute("ROLLBACK");
-        context.forgetLeaseEnds();
+        context.batchRolledBack();
         context.batchStarted();
         execute("BEGIN IMMEDIATE");
         succeeded = runCommands(batch, true);
@@ -364,7 +364,7 @@ final class Writer {
   }
 
   private void rollback(Throwable cause) {
-    context.forgetLeaseEnds();
+    context.batchRolledBack();
     try {
       execute("ROLLBACK");
     } catch (SQLException e) {

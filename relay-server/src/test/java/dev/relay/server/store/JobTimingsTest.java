@@ -1,10 +1,12 @@
 package dev.relay.server.store;
 
 import static dev.relay.server.store.TestStores.enqueue;
+import static dev.relay.server.store.TestStores.failure;
 import static dev.relay.server.store.TestStores.join;
 import static dev.relay.server.store.TestStores.leaseOne;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.FencingToken;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.sqlite.SQLiteErrorCode;
 
 /**
  * What the commit observer hears about jobs and queues (wait and run times, emptied queues), and
@@ -112,9 +115,83 @@ class JobTimingsTest {
         var s = c.createStatement()) {
       s.executeUpdate("UPDATE jobs SET leased_at_ms = NULL WHERE id = " + id);
     }
+    // The writer remembers the start of the lease it granted; a rolled-back batch makes it forget,
+    // so the ACK reads the row, as it does for every lease granted before a restart.
+    forgetRecentLeases();
     heard.clear();
     join(store.ack(id, lease.token()));
 
     assertThat(heard).isEmpty();
+  }
+
+  @Test
+  void an_ack_after_a_rolled_back_grant_reports_the_run_time_of_the_lease_that_stands() {
+    backend.onlySqlite("the writer's memory of the leases it granted");
+    SqliteStore sqlite = (SqliteStore) store;
+    long id = enqueue(store, "a", "x");
+    LeaseGrant first = leaseOne(store, "a");
+    clock.advance(Duration.ofSeconds(2));
+    // One batch releases the job and leases it again, then fails before COMMIT: the first lease
+    // stands, and the grant the writer saw in between never happened.
+    sqlite.failNextWriteBatch(SQLiteErrorCode.SQLITE_IOERR_WRITE);
+    StoreException rolledBack =
+        failure(
+            sqlite.submitWrite(
+                context -> {
+                  assertThat(LeaseCommands.release(id, first.token()).execute(context))
+                      .isEqualTo(Outcome.OK);
+                  return new LeaseCommand(TestStores.request("a", 1)).execute(context);
+                }));
+    assertThat(rolledBack.code()).isEqualTo(StoreError.STORE_UNAVAILABLE);
+    clock.advance(Duration.ofSeconds(3));
+    heard.clear();
+
+    assertThat(join(store.ack(id, first.token()))).isEqualTo(Outcome.OK);
+    assertThat(heard).containsExactly("ran a 5000");
+  }
+
+  @Test
+  void an_ack_answers_as_before_whether_or_not_the_writer_remembers_the_grant() {
+    backend.onlySqlite("the writer's memory of the leases it granted");
+    long expired = enqueue(store, "a", "x");
+    long acked = enqueue(store, "a", "y");
+    long stale = enqueue(store, "a", "z");
+    LeaseGrant expiredLease = leaseOne(store, "a");
+    LeaseGrant ackedLease = leaseOne(store, "a");
+    LeaseGrant staleLease = leaseOne(store, "a");
+    assertThat(List.of(expiredLease.jobId(), ackedLease.jobId(), staleLease.jobId()))
+        .containsExactly(expired, acked, stale);
+    join(store.ack(acked, ackedLease.token()));
+    FencingToken wrong = FencingToken.random(new java.security.SecureRandom());
+    clock.advance(Duration.ofMillis(TestStores.LEASE.toMillis() - 1));
+    join(store.renew(stale, staleLease.token(), TestStores.LEASE));
+    clock.advance(Duration.ofMillis(1));
+
+    for (boolean remembered : new boolean[] {true, false}) {
+      if (!remembered) {
+        forgetRecentLeases();
+      }
+      assertThat(join(store.ack(expired, expiredLease.token())))
+          .as("remembered %s", remembered)
+          .isEqualTo(Outcome.LEASE_EXPIRED);
+      assertThat(join(store.ack(acked, ackedLease.token())))
+          .as("remembered %s", remembered)
+          .isEqualTo(Outcome.ALREADY_ACKED);
+      assertThat(join(store.ack(stale, wrong)))
+          .as("remembered %s", remembered)
+          .isEqualTo(Outcome.STALE_TOKEN);
+      assertThat(join(store.ack(Long.MAX_VALUE, wrong)))
+          .as("remembered %s", remembered)
+          .isEqualTo(Outcome.UNKNOWN_JOB);
+    }
+    assertThat(join(store.ack(stale, staleLease.token()))).isEqualTo(Outcome.OK);
+  }
+
+  /** A batch that fails before COMMIT: the writer forgets the leases it remembers granting. */
+  private void forgetRecentLeases() {
+    SqliteStore sqlite = (SqliteStore) store;
+    sqlite.failNextWriteBatch(SQLiteErrorCode.SQLITE_IOERR_WRITE);
+    assertThat(failure(store.enqueue(NewJob.of("other", TestStores.bytes("x"), 0))).code())
+        .isEqualTo(StoreError.STORE_UNAVAILABLE);
   }
 }
