@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.relay.protocol.ProtocolLimits;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,6 +43,41 @@ class LeaseOrderTest {
 
   private long enqueue(String queue, int priority, String payload) {
     return join(store.enqueue(NewJob.of(queue, bytes(payload), priority))).jobId();
+  }
+
+  /**
+   * A LEASE of one job from one queue picks and fences in one statement (SQLite: {@link
+   * LeaseCommand#CLAIM_ONE}); taken one at a time, the jobs must come in {@link ClaimOrder}'s order
+   * all the same: every class, available times apart by up to six minutes so that aging reorders
+   * classes, and ties of available time between ids.
+   */
+  @Test
+  void one_job_at_a_time_comes_in_the_order_a_claim_of_many_uses() {
+    java.util.Random random = new java.util.Random(7);
+    List<ClaimOrder.Candidate> jobs = new java.util.ArrayList<>();
+    long start = clock.millis();
+    for (int i = 0; i < 60; i++) {
+      int priority = random.nextInt(NewJob.PRIORITY_MAX + 1);
+      long availableAt = start + 30_000L * random.nextInt(13);
+      NewJob job =
+          new NewJob("q", bytes("job " + i), priority, Instant.ofEpochMilli(availableAt), 0, null);
+      long id = join(store.enqueue(job)).jobId();
+      jobs.add(new ClaimOrder.Candidate(id, priority, availableAt, 0));
+    }
+    clock.advance(Duration.ofMinutes(7));
+    List<Long> expected =
+        jobs.stream()
+            .sorted(ClaimOrder.best(clock.millis()))
+            .map(ClaimOrder.Candidate::id)
+            .toList();
+
+    List<Long> leased = new java.util.ArrayList<>();
+    for (int i = 0; i < jobs.size(); i++) {
+      leased.add(lease(store, "q", 1).get(0).jobId());
+    }
+
+    assertThat(leased).containsExactlyElementsOf(expected);
+    assertThat(lease(store, "q", 1)).isEmpty();
   }
 
   @Test
