@@ -20,8 +20,7 @@ import org.slf4j.LoggerFactory;
  * per priority class it reads the oldest available candidates through the partial index {@code
  * jobs_ready} (at most {@code jobsMax} each), claims them in {@link ClaimOrder} (aging, then
  * available time, then id) and fences each winner in one {@code UPDATE ... WHERE id = ? AND state =
- * ready}. A LEASE of one job from one queue with ready jobs picks and fences in one statement,
- * {@link #CLAIM_ONE}.
+ * ready}.
  */
 final class LeaseCommand implements WriteCommand<LeaseResult> {
   private static final Logger log = LoggerFactory.getLogger(LeaseCommand.class);
@@ -40,33 +39,18 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
           + " AND queue = ? AND priority = ? AND available_at_ms > ?"
           + " ORDER BY available_at_ms LIMIT 1";
 
-  /** What a lease sets; parameters: token, expiry, now. */
-  private static final String LEASE_SET =
+  /**
+   * Leases one ready job and returns it, in one statement; {@code attempts} and {@code
+   * fencing_number} come back already raised.
+   */
+  private static final String FENCE =
       "UPDATE jobs SET state = "
           + Schema.LEASED
-          + ", fencing_token = ?1, lease_expires_at_ms = ?2, leased_at_ms = ?3,"
-          + " attempts = attempts + 1, fencing_number = fencing_number + 1";
-
-  /**
-   * What a lease answers, columns 1 to 10, {@code attempts} and {@code fencing_number} already
-   * raised.
-   */
-  private static final String LEASED_COLUMNS =
-      " RETURNING queue, priority, attempts, max_attempts, fencing_number, enqueued_at_ms,"
+          + ", fencing_token = ?, lease_expires_at_ms = ?, leased_at_ms = ?,"
+          + " attempts = attempts + 1, fencing_number = fencing_number + 1 WHERE id = ? AND state = "
+          + Schema.READY
+          + " RETURNING queue, priority, attempts, max_attempts, fencing_number, enqueued_at_ms,"
           + " payload_crc32c, type, headers, payload";
-
-  /** Leases one ready job by id (parameter 4) and returns it, in one statement. */
-  private static final String FENCE =
-      LEASE_SET + " WHERE id = ?4 AND state = " + Schema.READY + LEASED_COLUMNS;
-
-  /**
-   * A LEASE of one job from one queue (parameter 4): picks the best due job in {@link ClaimOrder}
-   * (effective class after aging, then available time, then id) among the oldest due job of each
-   * priority class, and leases it, in one statement instead of a candidate read and a {@link
-   * #FENCE}. Each arm is one {@code jobs_ready} seek, as in {@link #CANDIDATES}; the first job of a
-   * LEASE is claimed whatever its size, so the payload budget cannot change the pick.
-   */
-  static final String CLAIM_ONE = claimOneSql();
 
   /** Undoes {@link #FENCE} for a job whose payload failed its checksum, and makes it dead. */
   private static final String TO_CORRUPT =
@@ -105,34 +89,6 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
               + ")");
     }
     return String.join(" UNION ALL ", arms);
-  }
-
-  private static String claimOneSql() {
-    List<String> arms = new ArrayList<>();
-    for (int priority = NewJob.PRIORITY_MIN; priority <= NewJob.PRIORITY_MAX; priority++) {
-      arms.add(
-          "SELECT * FROM (SELECT id, priority, available_at_ms FROM jobs WHERE state = "
-              + Schema.READY
-              + " AND queue = ?4 AND priority = "
-              + priority
-              + " AND available_at_ms <= ?3 ORDER BY available_at_ms, id LIMIT 1)");
-    }
-    // ClaimOrder.Candidate.effectiveClass, in SQL: every arm's job is due, so ?3 - available_at_ms
-    // is not negative and SQLite's integer division truncates as Java's does.
-    String best =
-        "SELECT id FROM ("
-            + String.join(" UNION ALL ", arms)
-            + ") ORDER BY max(0, priority - (?3 - available_at_ms) / "
-            + ClaimOrder.AGING_STEP_MILLIS
-            + "), available_at_ms, id LIMIT 1";
-    // The job's id and available time, which a FENCE takes from its candidate, are columns 11, 12.
-    return LEASE_SET
-        + " WHERE id = ("
-        + best
-        + ") AND state = "
-        + Schema.READY
-        + LEASED_COLUMNS
-        + ", id, available_at_ms";
   }
 
   private final List<String> queues;
@@ -180,20 +136,13 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
       }
       context.leasesEndNotBefore(LeaseExpiry.earliestLeaseEnd(context));
     }
+    List<Candidate> candidates = new ArrayList<>();
     // A queue with no ready job (the writer's counts include this batch's changes) has nothing
     // to read: a LEASE naming many queues pays only for those holding jobs.
-    List<String> holding = new ArrayList<>(open.size());
     for (String queue : open) {
       if (context.count(queue, JobState.READY) > 0) {
-        holding.add(queue);
+        readCandidates(context, queue, now, candidates);
       }
-    }
-    if (jobsMax == 1 && holding.size() == 1) {
-      return claimOne(context, holding.get(0), open);
-    }
-    List<Candidate> candidates = new ArrayList<>();
-    for (String queue : holding) {
-      readCandidates(context, queue, now, candidates);
     }
     ClaimOrder.Claimed claimed =
         ClaimOrder.claimInOrder(
@@ -223,119 +172,71 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
     }
   }
 
-  /**
-   * The single-job LEASE of one queue: {@link #CLAIM_ONE}. A corrupt pick is moved to dead and the
-   * answer asks to be called again at once, as a skipped candidate does.
-   */
-  private LeaseResult claimOne(WriteContext context, String queue, List<String> open)
-      throws SQLException {
-    long now = context.now();
-    PreparedStatement s = context.statement(CLAIM_ONE);
-    s.setString(4, queue);
-    Leased leased = lease(context, s, null);
-    if (leased == null) {
-      return new LeaseResult(List.of(), nextAvailable(context, open, now));
-    }
-    LeaseGrant grant = granted(context, leased);
-    return grant == null
-        ? new LeaseResult(List.of(), OptionalLong.of(now))
-        : new LeaseResult(List.of(grant), OptionalLong.empty());
-  }
-
   /** Leases one job, or answers null if it is no longer ready or its payload is corrupt. */
   private LeaseGrant claim(WriteContext context, Candidate candidate) throws SQLException {
-    PreparedStatement fence = context.statement(FENCE);
-    fence.setLong(4, candidate.id());
-    Leased leased = lease(context, fence, candidate);
-    return leased == null ? null : granted(context, leased);
-  }
-
-  /** One leased row, with the token it was given. */
-  private record Leased(
-      long id,
-      String queue,
-      int priority,
-      long availableAtMillis,
-      int attempt,
-      int attemptsMax,
-      long fencingNumber,
-      long enqueuedAtMillis,
-      long crcStored,
-      String type,
-      byte[] headers,
-      byte[] payload,
-      FencingToken token,
-      long expiresAtMillis) {}
-
-  /**
-   * Runs {@code statement} with a new token: {@link #FENCE} for {@code candidateOrNull}, or {@link
-   * #CLAIM_ONE} (null), its queue bound. Answers the row it leased, or null when it leased none.
-   */
-  private Leased lease(WriteContext context, PreparedStatement statement, Candidate candidateOrNull)
-      throws SQLException {
+    long id = candidate.id();
     FencingToken token = context.newToken();
     long expiresAt = context.now() + leaseMillis;
     context.leaseEndsAt(expiresAt);
-    statement.setBytes(1, token.toBytes());
-    statement.setLong(2, expiresAt);
-    statement.setLong(3, context.now());
-    try (ResultSet r = statement.executeQuery()) {
+    PreparedStatement fence = context.statement(FENCE);
+    fence.setBytes(1, token.toBytes());
+    fence.setLong(2, expiresAt);
+    fence.setLong(3, context.now());
+    fence.setLong(4, id);
+    String queue;
+    int priority;
+    int attempt;
+    int attemptsMax;
+    long fencingNumber;
+    long enqueuedAt;
+    long crcStored;
+    String type;
+    byte[] headers;
+    byte[] payload;
+    try (ResultSet r = fence.executeQuery()) {
       if (!r.next()) {
-        return null; // no longer ready, or none due
+        return null; // no longer ready
       }
-      Leased leased =
-          new Leased(
-              candidateOrNull == null ? r.getLong(11) : candidateOrNull.id(),
-              r.getString(1),
-              r.getInt(2),
-              candidateOrNull == null ? r.getLong(12) : candidateOrNull.availableAtMillis(),
-              r.getInt(3),
-              r.getInt(4),
-              r.getLong(5),
-              r.getLong(6),
-              r.getLong(7),
-              r.getString(8),
-              r.getBytes(9),
-              r.getBytes(10),
-              token,
-              expiresAt);
-      Invariants.check(!r.next(), "lease of job %d changed more than one row", leased.id());
-      return leased;
+      queue = r.getString(1);
+      priority = r.getInt(2);
+      attempt = r.getInt(3);
+      attemptsMax = r.getInt(4);
+      fencingNumber = r.getLong(5);
+      enqueuedAt = r.getLong(6);
+      crcStored = r.getLong(7);
+      type = r.getString(8);
+      headers = r.getBytes(9);
+      payload = r.getBytes(10);
+      Invariants.check(!r.next(), "lease of job %d changed more than one row", id);
     }
-  }
-
-  /** Checks the leased row's payload and records the lease; null when the payload is corrupt. */
-  private static LeaseGrant granted(WriteContext context, Leased leased) throws SQLException {
-    long id = leased.id();
-    String queue = leased.queue();
     Invariants.check(
-        leased.attempt() <= leased.attemptsMax(),
+        attempt <= attemptsMax,
         "ready job %d has spent %d of %d attempts",
         id,
-        leased.attempt() - 1,
-        leased.attemptsMax());
+        attempt - 1,
+        attemptsMax);
     CRC32C crc = new CRC32C();
-    crc.update(leased.payload());
-    if (crc.getValue() != leased.crcStored()) {
-      markCorrupt(context, id, queue, leased.crcStored(), crc.getValue());
+    crc.update(payload);
+    if (crc.getValue() != crcStored) {
+      markCorrupt(context, id, queue, crcStored, crc.getValue());
       return null;
     }
     context.moved(queue, JobState.READY, JobState.LEASED);
     context.leaseGranted(id, queue);
     context.event(queue, StoreCounters.Event.LEASED);
-    context.waited(queue, Math.max(0, context.now() - leased.availableAtMillis()));
+    context.waited(queue, Math.max(0, context.now() - candidate.availableAtMillis()));
     return new LeaseGrant(
         id,
         queue,
-        leased.priority(),
-        leased.attempt(),
-        leased.fencingNumber(),
-        leased.token(),
-        Instant.ofEpochMilli(leased.enqueuedAtMillis()),
-        Instant.ofEpochMilli(leased.expiresAtMillis()),
-        leased.payload(),
-        leased.type(),
-        StoredHeaders.decode(leased.headers()));
+        priority,
+        attempt,
+        fencingNumber,
+        token,
+        Instant.ofEpochMilli(enqueuedAt),
+        Instant.ofEpochMilli(expiresAt),
+        payload,
+        type,
+        StoredHeaders.decode(headers));
   }
 
   private static void markCorrupt(

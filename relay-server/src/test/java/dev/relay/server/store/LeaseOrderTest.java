@@ -46,10 +46,9 @@ class LeaseOrderTest {
   }
 
   /**
-   * A LEASE of one job from one queue picks and fences in one statement (SQLite: {@link
-   * LeaseCommand#CLAIM_ONE}); taken one at a time, the jobs must come in {@link ClaimOrder}'s order
-   * all the same: every class, available times apart by up to six minutes so that aging reorders
-   * classes, and ties of available time between ids.
+   * Taken one at a time, as a simple consumer takes them, the jobs come in {@link ClaimOrder}'s
+   * order: every class, available times apart by up to six minutes so that aging reorders classes,
+   * and ties of available time between ids.
    */
   @Test
   void one_job_at_a_time_comes_in_the_order_a_claim_of_many_uses() {

@@ -85,14 +85,6 @@ class SchemaTest {
           .as("one seek of jobs_ready per priority class:\n" + candidates)
           .hasSize(4);
       assertThat(candidates).doesNotContain("TEMP B-TREE").doesNotContain("SCAN jobs");
-      // The single-job claim: the same four seeks, a sort of at most four rows, one row updated.
-      String claimOne = plan(c, LeaseCommand.CLAIM_ONE);
-      assertThat(claimOne.lines().filter(l -> l.contains("INDEX jobs_ready")))
-          .as("one seek of jobs_ready per priority class:\n" + claimOne)
-          .hasSize(4);
-      assertThat(claimOne)
-          .contains("USING INTEGER PRIMARY KEY (rowid=?)")
-          .doesNotContain("SCAN jobs");
       assertThat(
               plan(
                   c,
