@@ -166,7 +166,7 @@ final class EndToEndDrain {
   private static ServerCounts counts(List<RelayClient> admins) {
     return admins.stream()
         .map(ServerProcess::counts)
-        .reduce(new ServerCounts(0, 0, 0), ServerCounts::plus);
+        .reduce(new ServerCounts(0, 0, 0, 0), ServerCounts::plus);
   }
 
   private static long cpuNanos(List<ServerProcess> servers) {

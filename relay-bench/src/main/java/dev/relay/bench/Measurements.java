@@ -107,6 +107,13 @@ final class Measurements {
         .add(d.serverCpuMicrosPerJob());
     report
         .figure(
+            prefix + ".writerCpuMicrosPerJob",
+            "us",
+            "the server's store writer thread's CPU per lease+ACK during the drain (statements,"
+                + " commits, fsyncs), part of serverCpuMicrosPerJob; from STATS writer_cpu_micros")
+        .add((double) d.server().writerCpuMicros() / d.jobs());
+    report
+        .figure(
             prefix + ".clientCpuMicrosPerJob",
             "us",
             "harness JVM (workers) CPU (user + system) per lease+ACK during the drain, less the"

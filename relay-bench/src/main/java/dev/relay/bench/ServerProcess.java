@@ -152,7 +152,10 @@ final class ServerProcess implements AutoCloseable {
   static ServerCounts counts(RelayClient client) {
     ServerStats stats = RelayClient.await(client.stats());
     return new ServerCounts(
-        counter(stats, "commits"), counter(stats, "committed_commands"), counter(stats, "acked"));
+        counter(stats, "commits"),
+        counter(stats, "committed_commands"),
+        counter(stats, "acked"),
+        counter(stats, "writer_cpu_micros"));
   }
 
   private static long counter(ServerStats stats, String name) {
@@ -184,13 +187,15 @@ final class ServerProcess implements AutoCloseable {
    * @param commits durable transactions committed since start
    * @param committedCommands commands in those transactions
    * @param acked jobs acknowledged since start
+   * @param writerCpuMicros CPU time of the store's writer thread since start
    */
-  record ServerCounts(long commits, long committedCommands, long acked) {
+  record ServerCounts(long commits, long committedCommands, long acked, long writerCpuMicros) {
     ServerCounts minus(ServerCounts before) {
       return new ServerCounts(
           commits - before.commits,
           committedCommands - before.committedCommands,
-          acked - before.acked);
+          acked - before.acked,
+          writerCpuMicros - before.writerCpuMicros);
     }
 
     /** Several nodes' counts together. */
@@ -198,7 +203,8 @@ final class ServerProcess implements AutoCloseable {
       return new ServerCounts(
           commits + other.commits,
           committedCommands + other.committedCommands,
-          acked + other.acked);
+          acked + other.acked,
+          writerCpuMicros + other.writerCpuMicros);
     }
   }
 }

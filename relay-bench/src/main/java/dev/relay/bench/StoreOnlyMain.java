@@ -10,8 +10,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -32,7 +30,6 @@ import java.util.concurrent.Semaphore;
  */
 final class StoreOnlyMain {
   static final String RESULT_PREFIX = "bench-result ";
-  private static final String WRITER_THREAD = "relay-writer";
   private static final int BATCHES_IN_FLIGHT = Producer.BATCHES_IN_FLIGHT;
 
   private StoreOnlyMain() {}
@@ -82,7 +79,7 @@ final class StoreOnlyMain {
     for (int i = 0; i < workers; i++) {
       pullers.add(new StorePullWorker(store, queue, concurrency, progress));
     }
-    long writerCpu = writerCpuNanos();
+    long writerCpu = writerCpuNanos(store);
     long cpu = CpuTime.nanos(ProcessHandle.current().pid());
     long start = System.nanoTime();
     pullers.forEach(StorePullWorker::pump);
@@ -93,7 +90,7 @@ final class StoreOnlyMain {
       pullers.forEach(StorePullWorker::stop);
     }
     cpu = CpuTime.nanos(ProcessHandle.current().pid()) - cpu;
-    writerCpu = writerCpuNanos() - writerCpu;
+    writerCpu = writerCpuNanos(store) - writerCpu;
     return "enqueueNanos="
         + enqueueNanos
         + " drainNanos="
@@ -112,14 +109,12 @@ final class StoreOnlyMain {
    * CPU time of the store's writer thread: the store's own work (statements, commits, fsyncs),
    * without the pull workers' thread hand-offs that the whole JVM's figure includes.
    */
-  private static long writerCpuNanos() {
-    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-    for (Thread thread : Thread.getAllStackTraces().keySet()) {
-      if (thread.getName().equals(WRITER_THREAD)) {
-        return threads.getThreadCpuTime(thread.getId());
-      }
-    }
-    throw new IllegalStateException("no thread named " + WRITER_THREAD);
+  private static long writerCpuNanos(JobStore store) {
+    return store
+        .counters()
+        .writerCpuNanos()
+        .orElseThrow(
+            () -> new IllegalStateException("this JVM cannot measure a thread's CPU time"));
   }
 
   /** Enqueues {@code jobs} in batches, a few in flight at once like the network producer. */

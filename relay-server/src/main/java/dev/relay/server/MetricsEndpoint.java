@@ -125,6 +125,13 @@ final class MetricsEndpoint implements AutoCloseable {
         "Commands committed (over relay_commits: mean batch size)",
         store,
         StoreCounters::committedCommands);
+    CounterWithCallback.builder()
+        .name("relay_writer_cpu_seconds")
+        .help(
+            "CPU time of the store's one writer thread; its rate is the writer's utilisation, and"
+                + " 1 (a whole core) caps the server's write throughput")
+        .callback(cb -> store.counters().writerCpuNanos().ifPresent(n -> cb.call(n / 1e9)))
+        .register(registry);
   }
 
   private static void byQueue(

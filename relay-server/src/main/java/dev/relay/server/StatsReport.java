@@ -59,6 +59,9 @@ final class StatsReport {
             "mean_batch_size_x1000",
             stats.commits() == 0 ? 0 : stats.committedCommands() * 1000 / stats.commits()));
     counters.add(new Counter("writer_queue_depth", stats.writerQueueDepth()));
+    store
+        .writerCpuNanos()
+        .ifPresent(nanos -> counters.add(new Counter("writer_cpu_micros", nanos / 1_000)));
     counters.add(new Counter("database_bytes", stats.databaseBytes()));
     ServerCounters net = server.counters();
     counters.add(new Counter("connections", net.connections()));

@@ -138,6 +138,7 @@ class DispatchIT {
       assertThat(TestServers.counter(client, "enqueued")).isEqualTo(2);
       assertThat(TestServers.counter(client, "rejected.invalid_state")).isEqualTo(1);
       assertThat(TestServers.counter(client, "connections")).isEqualTo(1);
+      assertThat(TestServers.counter(client, "writer_cpu_micros")).isPositive();
     }
   }
 

@@ -71,6 +71,7 @@ class MetricsIT {
               "relay_connections 1",
               "relay_parked_polls 0",
               "relay_writer_queue_depth",
+              "relay_writer_cpu_seconds_total",
               "relay_jobs{queue=\"emails\",state=\"ready\"} 1",
               "relay_oldest_ready_age_seconds{queue=\"emails\"}",
               "relay_queue_paused{queue=\"emails\"} 0",

@@ -1,7 +1,10 @@
 package dev.relay.server.store;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -34,6 +37,9 @@ public final class StoreCounters {
 
   private final LongAdder commits = new LongAdder();
   private final LongAdder committedCommands = new LongAdder();
+
+  /** The store's one writer thread, whose CPU time {@link #writerCpuNanos()} reads. */
+  private volatile Thread writer;
 
   private static LongAdder[] newAdders() {
     LongAdder[] adders = new LongAdder[Event.values().length];
@@ -142,5 +148,26 @@ public final class StoreCounters {
   /** Commands committed by the writer; divided by {@link #commits()} it is the mean batch size. */
   public long committedCommands() {
     return committedCommands.sum();
+  }
+
+  /** Called once by the store's writer (SQLite's or PostgreSQL's) with its own thread. */
+  public void writerThread(Thread thread) {
+    writer = thread;
+  }
+
+  /**
+   * CPU time (user + system) the store's writer thread has spent since the store opened: every
+   * write of the store runs on that one thread, so its rate is how busy the writer is, and 1 (a
+   * whole core) is the throughput ceiling. Empty where the JVM cannot measure a thread's CPU time,
+   * before the writer exists and after it ended.
+   */
+  public OptionalLong writerCpuNanos() {
+    Thread thread = writer;
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    if (thread == null || !threads.isThreadCpuTimeSupported()) {
+      return OptionalLong.empty();
+    }
+    long nanos = threads.getThreadCpuTime(thread.getId());
+    return nanos < 0 ? OptionalLong.empty() : OptionalLong.of(nanos);
   }
 }

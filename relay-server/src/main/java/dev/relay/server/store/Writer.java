@@ -58,6 +58,7 @@ final class Writer {
     this.counts = counts;
     this.counters = counters;
     this.thread = new Thread(this::loop, THREAD_NAME);
+    counters.writerThread(thread);
     // Daemon, so a forgotten close() cannot keep the JVM alive; SQLite's journal makes an
     // interrupted transaction all-or-nothing anyway.
     thread.setDaemon(true);

@@ -75,6 +75,23 @@ class StatsTest {
   }
 
   @Test
+  void the_writer_threads_cpu_time_grows_with_its_work_and_ends_with_it() {
+    enqueue(store, "a", "first");
+    long before = store.counters().writerCpuNanos().orElseThrow();
+    assertThat(before).isPositive();
+    for (int i = 0; i < 50; i++) {
+      join(store.ack(enqueue(store, "a", "job " + i), leaseOne(store, "a").token()));
+    }
+    assertThat(store.counters().writerCpuNanos().orElseThrow()).isGreaterThan(before);
+
+    StoreCounters counters = store.counters();
+    store.close();
+    // Read from the writer thread itself, not the caller's: once it has ended there is none.
+    assertThat(counters.writerCpuNanos()).isEmpty();
+    store = backend.open(dir, clock);
+  }
+
+  @Test
   void counts_are_rebuilt_from_the_file_after_a_restart() {
     backend.onlySqlite("a restart ends every lease (PostgreSQL leases outlive a node)");
     fillEveryState();

@@ -97,6 +97,7 @@ final class PostgresWriter {
     this.tx = tx;
     this.counters = counters;
     this.thread = new Thread(this::loop, THREAD_NAME);
+    counters.writerThread(thread);
     thread.setDaemon(true);
   }
 
