@@ -58,7 +58,9 @@ public final class LoopHandoff {
     try {
       body.run();
     } finally {
-      open.remove();
+      // set(null), not remove(): remove() clears the map entry's weak reference every commit
+      // (JFR found it among the writer's costs), and the writer keeps this entry for its life.
+      open.set(null);
       collected.forEach(LoopHandoff::handOver);
     }
   }

@@ -133,6 +133,15 @@ class MetricsIT {
               "relay_acked_total{queue=\"once\"}",
               "relay_job_wait_seconds_count{queue=\"once\"}",
               "relay_job_run_seconds_count{queue=\"once\"}");
+
+      // A queue that comes back starts its series again, and its jobs are observed in them.
+      long again = ((Enqueued) client.ask(enqueue("once", "y"))).jobId();
+      LeasedJob second = ((Leased) client.ask(lease("once", 1, 0))).jobs().get(0);
+      client.ask(new Ack(again, second.token()));
+      assertThat(scrape(server.metricsAddress().orElseThrow()).body())
+          .contains(
+              "relay_job_wait_seconds_count{queue=\"once\"} 1",
+              "relay_job_run_seconds_count{queue=\"once\"} 1");
     }
   }
 
