@@ -114,9 +114,7 @@ class MetricsIT {
         ServerConfig.defaults(dir).withMetricsListen(new InetSocketAddress("127.0.0.1", 0));
     try (RelayServer server = TestServers.start(config);
         TestClient client = TestClient.open(server.localAddress())) {
-      long jobId = ((Enqueued) client.ask(enqueue("once", "x"))).jobId();
-      LeasedJob job = ((Leased) client.ask(lease("once", 1, 0))).jobs().get(0);
-      client.ask(new Ack(jobId, job.token()));
+      runOneJob(client, "once");
       assertThat(scrape(server.metricsAddress().orElseThrow()).body())
           .contains(
               "relay_acked_total{queue=\"once\"} 1",
@@ -135,14 +133,20 @@ class MetricsIT {
               "relay_job_run_seconds_count{queue=\"once\"}");
 
       // A queue that comes back starts its series again, and its jobs are observed in them.
-      long again = ((Enqueued) client.ask(enqueue("once", "y"))).jobId();
-      LeasedJob second = ((Leased) client.ask(lease("once", 1, 0))).jobs().get(0);
-      client.ask(new Ack(again, second.token()));
+      runOneJob(client, "once");
       assertThat(scrape(server.metricsAddress().orElseThrow()).body())
           .contains(
               "relay_job_wait_seconds_count{queue=\"once\"} 1",
               "relay_job_run_seconds_count{queue=\"once\"} 1");
     }
+  }
+
+  /** Enqueues one job to {@code queue}, leases it and acks it. */
+  private static void runOneJob(TestClient client, String queue) {
+    long jobId = ((Enqueued) client.ask(enqueue(queue, "x"))).jobId();
+    LeasedJob job = ((Leased) client.ask(lease(queue, 1, 0))).jobs().get(0);
+    assertThat(job.jobId()).isEqualTo(jobId);
+    assertThat(client.ask(new Ack(jobId, job.token()))).isInstanceOf(Ok.class);
   }
 
   private static HttpResponse<String> scrape(InetSocketAddress metrics) throws Exception {
