@@ -10,7 +10,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Monotonic counters of committed store events since open, for metrics. Each counts only what a
- * committed transaction did: a rolled-back batch adds nothing.
+ * committed transaction did: a rolled-back batch adds nothing. Beside them, the writer thread's CPU
+ * time, read from the thread when asked.
  */
 public final class StoreCounters {
   /** The events the writer counts per command, applied after the command's batch commits. */
