@@ -9,7 +9,9 @@ import dev.relay.protocol.ProtocolLimits;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -52,8 +54,8 @@ class LeaseOrderTest {
    */
   @Test
   void one_job_at_a_time_comes_in_the_order_a_claim_of_many_uses() {
-    java.util.Random random = new java.util.Random(7);
-    List<ClaimOrder.Candidate> jobs = new java.util.ArrayList<>();
+    Random random = new Random(7);
+    List<ClaimOrder.Candidate> jobs = new ArrayList<>();
     long start = clock.millis();
     for (int i = 0; i < 60; i++) {
       int priority = random.nextInt(NewJob.PRIORITY_MAX + 1);
@@ -70,7 +72,7 @@ class LeaseOrderTest {
             .map(ClaimOrder.Candidate::id)
             .toList();
 
-    List<Long> leased = new java.util.ArrayList<>();
+    List<Long> leased = new ArrayList<>();
     for (int i = 0; i < jobs.size(); i++) {
       leased.add(lease(store, "q", 1).get(0).jobId());
     }
