@@ -9,7 +9,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
@@ -17,10 +19,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Claims jobs for one lease request without ever scanning the ready set. Per requested queue and
- * per priority class it reads the oldest available candidates through the partial index {@code
- * jobs_ready} (at most {@code jobsMax} each), claims them in {@link ClaimOrder} (aging, then
- * available time, then id) and fences each winner in one {@code UPDATE ... WHERE id = ? AND state =
- * ready}.
+ * per priority class it takes the oldest available candidates (at most {@code jobsMax} each), read
+ * through the partial index {@code jobs_ready} by this LEASE or an earlier one of the batch ({@link
+ * ReadyCandidates}), claims them in {@link ClaimOrder} (aging, then available time, then id) and
+ * fences each winner in one {@code UPDATE ... WHERE id = ? AND state = ready}.
  */
 final class LeaseCommand implements WriteCommand<LeaseResult> {
   private static final Logger log = LoggerFactory.getLogger(LeaseCommand.class);
@@ -29,7 +31,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
    * The oldest due jobs of one queue in each priority class, in one statement: one index seek per
    * class (each arm is planned on its own, through {@code jobs_ready}), so a claim costs one
    * statement per queue rather than four. A job's type and encoded headers count against the LEASED
-   * budget with its payload. Parameters per class: queue, now, limit.
+   * budget with its payload. Parameters per class: queue, latest available time, limit.
    */
   static final String CANDIDATES = candidatesSql();
 
@@ -64,7 +66,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
           + Schema.LEASED;
 
   /**
-   * The candidates' LIMIT, jobsMax: an expression, not a bare parameter. SQLite's planner peeks at
+   * The candidates' LIMIT per class: an expression, not a bare parameter. SQLite's planner peeks at
    * a bare LIMIT parameter's value and marks the statement to be prepared again whenever that
    * parameter is bound anew, so a Worker's LEASEs, whose jobsMax changes from one to the next,
    * compiled this four-arm statement again on almost every LEASE: about 50 us each in a JDBC loop
@@ -115,6 +117,20 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
     return false;
   }
 
+  /** Claims only through {@link ReadyCandidates}, which it keeps right itself. */
+  @Override
+  public boolean keepsReadyCandidates() {
+    return true;
+  }
+
+  /** Tells the batch's candidates how many jobs this LEASE may ask of each queue. */
+  @Override
+  public void beforeBatch(WriteContext context) {
+    for (String queue : queues) {
+      context.readyCandidates.expect(queue, jobsMax);
+    }
+  }
+
   @Override
   public LeaseResult execute(WriteContext context) throws SQLException {
     long now = context.now();
@@ -136,17 +152,40 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
       }
       context.leasesEndNotBefore(LeaseExpiry.earliestLeaseEnd(context));
     }
+    ReadyCandidates held = context.readyCandidates;
     List<Candidate> candidates = new ArrayList<>();
+    Map<Candidate, String> queueOf = new HashMap<>();
     // A queue with no ready job (the writer's counts include this batch's changes) has nothing
     // to read: a LEASE naming many queues pays only for those holding jobs.
     for (String queue : open) {
       if (context.count(queue, JobState.READY) > 0) {
-        readCandidates(context, queue, now, candidates);
+        List<Candidate> fromQueue = held.take(queue, now, jobsMax);
+        if (fromQueue == null) {
+          int limit = held.readLimit(queue, jobsMax);
+          List<Candidate> read =
+              readCandidates(context, queue, ReadyCandidates.readUpTo(now), limit);
+          held.hold(queue, now, limit, read);
+          fromQueue = held.take(queue, now, jobsMax);
+        }
+        for (Candidate candidate : fromQueue) {
+          candidates.add(candidate);
+          queueOf.put(candidate, queue);
+        }
       }
+    }
+    for (String queue : queues) {
+      held.served(queue, jobsMax);
     }
     ClaimOrder.Claimed claimed =
         ClaimOrder.claimInOrder(
-            candidates, now, jobsMax, payloadBytesBudget, candidate -> claim(context, candidate));
+            candidates,
+            now,
+            jobsMax,
+            payloadBytesBudget,
+            candidate -> {
+              held.tried(queueOf.get(candidate), candidate);
+              return claim(context, candidate);
+            });
     List<LeaseGrant> leased = claimed.leased();
     OptionalLong next = OptionalLong.empty();
     if (leased.size() < jobsMax) {
@@ -156,20 +195,26 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
     return new LeaseResult(leased, next);
   }
 
-  private void readCandidates(WriteContext context, String queue, long now, List<Candidate> into)
-      throws SQLException {
+  /**
+   * The first {@code limit} ready jobs of each class of {@code queue} available by {@code
+   * availableBy}, in the index's order.
+   */
+  private static List<Candidate> readCandidates(
+      WriteContext context, String queue, long availableBy, int limit) throws SQLException {
     PreparedStatement s = context.statement(CANDIDATES);
     int p = 1;
     for (int priority = NewJob.PRIORITY_MIN; priority <= NewJob.PRIORITY_MAX; priority++) {
       s.setString(p++, queue);
-      s.setLong(p++, now);
-      s.setInt(p++, jobsMax);
+      s.setLong(p++, availableBy);
+      s.setInt(p++, limit);
     }
+    List<Candidate> read = new ArrayList<>();
     try (ResultSet r = s.executeQuery()) {
       while (r.next()) {
-        into.add(new Candidate(r.getLong(1), r.getInt(2), r.getLong(3), r.getLong(4)));
+        read.add(new Candidate(r.getLong(1), r.getInt(2), r.getLong(3), r.getLong(4)));
       }
     }
+    return read;
   }
 
   /** Leases one job, or answers null if it is no longer ready or its payload is corrupt. */

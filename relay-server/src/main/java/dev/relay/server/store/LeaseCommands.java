@@ -63,7 +63,7 @@ final class LeaseCommands {
   }
 
   static WriteCommand<Outcome> ack(long jobId, FencingToken token) {
-    return WriteCommand.oneWrite(
+    return WriteCommand.onLeasedJob(
         context -> {
           RecentLeases.Grant grant = context.recentGrant(jobId);
           if (grant == null) {
@@ -110,7 +110,7 @@ final class LeaseCommands {
    */
   static WriteCommand<Outcome> nack(
       long jobId, FencingToken token, String errorText, Duration retryDelayOrNull) {
-    return WriteCommand.oneWrite(
+    return WriteCommand.onLeasedJob(
         context -> {
           LeaseRow lease = read(context, jobId);
           Outcome verdict = LeaseVerdict.decide(lease, token, context.now());
@@ -141,7 +141,7 @@ final class LeaseCommands {
 
   /** Returns the job to ready now without spending the attempt; the next lease still fences. */
   static WriteCommand<Outcome> release(long jobId, FencingToken token) {
-    return WriteCommand.oneWrite(
+    return WriteCommand.onLeasedJob(
         context -> {
           LeaseRow lease = read(context, jobId);
           Outcome verdict = LeaseVerdict.decide(lease, token, context.now());
@@ -161,7 +161,7 @@ final class LeaseCommands {
 
   /** Extends the lease to now plus {@code leaseDuration}; the token stays the same. */
   static WriteCommand<RenewResult> renew(long jobId, FencingToken token, Duration leaseDuration) {
-    return WriteCommand.oneWrite(
+    return WriteCommand.onLeasedJob(
         context -> {
           LeaseRow lease = read(context, jobId);
           Outcome verdict = LeaseVerdict.decide(lease, token, context.now());

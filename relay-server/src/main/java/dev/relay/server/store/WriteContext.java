@@ -20,6 +20,7 @@ final class WriteContext implements AutoCloseable {
   final RetryBackoff backoff;
   final Effects batch = new Effects();
   final Effects command = new Effects();
+  final ReadyCandidates readyCandidates = new ReadyCandidates();
 
   private final Connection connection;
   private final InstantSource clock;
@@ -145,6 +146,7 @@ final class WriteContext implements AutoCloseable {
   void batchRolledBack() {
     forgetLeaseEnds();
     recentLeases.forgetAll();
+    readyCandidates.forgetAll();
   }
 
   /** Jobs of {@code queue} in {@code state}, including changes not yet committed. */
@@ -164,11 +166,17 @@ final class WriteContext implements AutoCloseable {
   /** A job of {@code queue} moved between states; {@code null} means created or deleted. */
   void moved(String queue, JobState from, JobState to) {
     command.moved(queue, from, to);
+    if (to == JobState.READY) {
+      readyCandidates.forget(queue);
+    }
   }
 
   /** {@code n} jobs of {@code queue} in {@code state} were deleted in one statement. */
   void removed(String queue, JobState state, long n) {
     command.removed(queue, state, n);
+    if (state == JobState.READY) {
+      readyCandidates.forget(queue);
+    }
   }
 
   /** A job of {@code queue} can be leased now: tell the availability listener after commit. */
@@ -199,9 +207,12 @@ final class WriteContext implements AutoCloseable {
     command.runs.add(new Effects.QueueMillis(queue, millis));
   }
 
-  void commandStarted() {
+  void commandStarted(WriteCommand<?> starting) {
     command.clear();
     nowMillis = clock.millis();
+    if (!starting.keepsReadyCandidates()) {
+      readyCandidates.forgetAll();
+    }
   }
 
   void commandSucceeded() {
@@ -212,11 +223,14 @@ final class WriteContext implements AutoCloseable {
   void commandFailed() {
     forgetLeaseEnds();
     command.clear();
+    // Its savepoint's rollback may have made ready again jobs it claimed from the candidates.
+    readyCandidates.forgetAll();
   }
 
   void batchStarted() {
     batch.clear();
     command.clear();
+    readyCandidates.batchStarted();
   }
 
   /**

@@ -218,6 +218,9 @@ final class Writer {
    * first run was answered.
    */
   private int runCommands(List<Task<?>> batch, boolean everyInSavepoint) throws SQLException {
+    for (Task<?> task : batch) {
+      task.command.beforeBatch(context);
+    }
     int succeeded = 0;
     for (Task<?> task : batch) {
       task.result = null;
@@ -242,7 +245,7 @@ final class Writer {
    * it has changed nothing, and its memory effects are dropped as after a rollback.
    */
   private <T> void runBare(Task<T> task) throws SQLException {
-    context.commandStarted();
+    context.commandStarted(task.command);
     try {
       task.result = task.command.execute(context);
       context.commandSucceeded();
@@ -255,7 +258,7 @@ final class Writer {
   /** Runs one command in its own savepoint; answers whether it succeeded. */
   private <T> boolean runInSavepoint(Task<T> task) throws SQLException {
     execute("SAVEPOINT command");
-    context.commandStarted();
+    context.commandStarted(task.command);
     try {
       task.result = task.command.execute(context);
       execute("RELEASE command");
@@ -339,7 +342,7 @@ final class Writer {
   }
 
   private <T> void runOutsideTransaction(Task<T> task) {
-    context.commandStarted();
+    context.commandStarted(task.command);
     try {
       task.result = task.command.execute(context);
     } catch (StoreException e) {

@@ -90,15 +90,7 @@ class GroupCommitTest {
     long b = join(enqueue("b")).jobId();
     long c = TestStores.enqueue(store, "other", "c");
     LeaseGrant leasedC = TestStores.leaseOne(store, "other");
-    try (Connection file = TestStores.connect(dir);
-        Statement s = file.createStatement()) {
-      s.execute(
-          "CREATE TRIGGER refuse_b BEFORE UPDATE OF state ON jobs WHEN NEW.id = "
-              + b
-              + " AND NEW.state = "
-              + Schema.LEASED
-              + " BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
-    }
+    TestStores.refuseLeasing(dir, b);
     WriterGate gate = new WriterGate(store);
     CompletableFuture<EnqueueResult> d = enqueue("d");
     CompletableFuture<LeaseResult> lease = store.lease(TestStores.request("q", 2));
@@ -117,7 +109,7 @@ class GroupCommitTest {
     assertThat(TestStores.inspect(store, c).state()).isEqualTo(JobState.DONE);
     try (Connection file = TestStores.connect(dir);
         Statement s = file.createStatement()) {
-      s.execute("DROP TRIGGER refuse_b");
+      s.execute("DROP TRIGGER refuse_lease");
     }
     assertThat(TestStores.lease(store, "q", 10))
         .extracting(LeaseGrant::jobId)

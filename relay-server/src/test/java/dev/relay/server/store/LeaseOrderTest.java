@@ -8,10 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.relay.protocol.ProtocolLimits;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -54,26 +52,10 @@ class LeaseOrderTest {
    */
   @Test
   void one_job_at_a_time_comes_in_the_order_a_claim_of_many_uses() {
-    Random random = new Random(7);
-    List<ClaimOrder.Candidate> jobs = new ArrayList<>();
-    long start = clock.millis();
-    for (int i = 0; i < 60; i++) {
-      int priority = random.nextInt(NewJob.PRIORITY_MAX + 1);
-      long availableAt = start + 30_000L * random.nextInt(13);
-      NewJob job =
-          new NewJob("q", bytes("job " + i), priority, Instant.ofEpochMilli(availableAt), 0, null);
-      long id = join(store.enqueue(job)).jobId();
-      jobs.add(new ClaimOrder.Candidate(id, priority, availableAt, 0));
-    }
-    clock.advance(Duration.ofMinutes(7));
-    List<Long> expected =
-        jobs.stream()
-            .sorted(ClaimOrder.best(clock.millis()))
-            .map(ClaimOrder.Candidate::id)
-            .toList();
+    List<Long> expected = TestStores.enqueueAgingMix(store, clock, 7, 60);
 
     List<Long> leased = new ArrayList<>();
-    for (int i = 0; i < jobs.size(); i++) {
+    for (int i = 0; i < expected.size(); i++) {
       leased.add(lease(store, "q", 1).get(0).jobId());
     }
 

@@ -8,8 +8,12 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -89,6 +93,46 @@ final class TestStores {
 
   static JobView inspect(JobStore store, long jobId) {
     return join(store.inspect(jobId)).orElseThrow();
+  }
+
+  /**
+   * Enqueues {@code n} jobs into queue "q", of random classes and available up to six minutes apart
+   * so that aging reorders the classes, with ties of available time between ids; then moves the
+   * clock seven minutes on and answers their ids in {@link ClaimOrder}'s order at that time.
+   */
+  static List<Long> enqueueAgingMix(JobStore store, TestClock clock, long seed, int n) {
+    Random random = new Random(seed);
+    List<ClaimOrder.Candidate> jobs = new ArrayList<>();
+    long start = clock.millis();
+    for (int i = 0; i < n; i++) {
+      int priority = random.nextInt(NewJob.PRIORITY_MAX + 1);
+      long availableAt = start + 30_000L * random.nextInt(13);
+      NewJob job =
+          new NewJob("q", bytes("job " + i), priority, Instant.ofEpochMilli(availableAt), 0, null);
+      long id = join(store.enqueue(job)).jobId();
+      jobs.add(new ClaimOrder.Candidate(id, priority, availableAt, 0));
+    }
+    clock.advance(Duration.ofMinutes(7));
+    return jobs.stream()
+        .sorted(ClaimOrder.best(clock.millis()))
+        .map(ClaimOrder.Candidate::id)
+        .toList();
+  }
+
+  /**
+   * Makes SQLite refuse, with an error no store code expects, any write that leases job {@code
+   * jobId} (trigger {@code refuse_lease}, until the test drops it).
+   */
+  static void refuseLeasing(Path dir, long jobId) throws SQLException {
+    try (Connection file = connect(dir);
+        Statement s = file.createStatement()) {
+      s.execute(
+          "CREATE TRIGGER refuse_lease BEFORE UPDATE OF state ON jobs WHEN NEW.id = "
+              + jobId
+              + " AND NEW.state = "
+              + Schema.LEASED
+              + " BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+    }
   }
 
   /** A plain read-write JDBC connection for tests that look at or damage the file directly. */
