@@ -22,7 +22,8 @@ import java.util.Map;
  * the ready set drops what it could make wrong: a job made ready in a queue drops that queue's
  * candidates ({@link WriteContext#moved}), a command that is neither a LEASE nor one on a leased
  * job drops them all ({@link WriteCommand#keepsReadyCandidates}), and so does any rollback.
- * Confined to the writer thread; at most {@link #READ_MAX} candidates per queue and class.
+ * Confined to the writer thread; at most {@link #READ_MAX} candidates per queue and class, and
+ * about {@link #HELD_MAX} in all.
  */
 final class ReadyCandidates {
   /** Most candidates one read asks for per class, however many jobs the batch's LEASEs ask for. */
@@ -31,7 +32,14 @@ final class ReadyCandidates {
   /** How far past its own time a read looks, and so how long what it read can serve. */
   static final long HORIZON_MILLIS = 1000;
 
+  /**
+   * Most candidates held across all queues: a read that would pass it drops the others first, so
+   * what a batch holds stays under this plus one read's {@code 4 x READ_MAX}.
+   */
+  static final int HELD_MAX = 4096;
+
   private final Map<String, Held> held = new HashMap<>();
+  private int heldCount;
 
   /** Jobs the batch's LEASEs not yet run will ask of each queue, at most. */
   private final Map<String, Integer> demand = new HashMap<>();
@@ -47,9 +55,15 @@ final class ReadyCandidates {
     demand.merge(queue, jobsMax, Integer::sum);
   }
 
-  /** A LEASE asking {@code queue} for {@code jobsMax} jobs has run. */
+  /**
+   * A LEASE asking {@code queue} for {@code jobsMax} jobs has taken its candidates; when no later
+   * LEASE of the batch names the queue, its candidates are not needed any more.
+   */
   void served(String queue, int jobsMax) {
-    demand.computeIfPresent(queue, (q, jobs) -> jobs > jobsMax ? jobs - jobsMax : null);
+    if (demand.computeIfPresent(queue, (q, jobs) -> jobs > jobsMax ? jobs - jobsMax : null)
+        == null) {
+      forget(queue);
+    }
   }
 
   /** How many candidates per class a read for a LEASE of {@code jobsMax} jobs should ask for. */
@@ -111,7 +125,12 @@ final class ReadyCandidates {
     for (int c = 0; c < classes; c++) {
       whole[c] = byClass.get(c).size() < limit;
     }
+    forget(queue);
+    if (heldCount + read.size() > HELD_MAX) {
+      forgetAll();
+    }
     held.put(queue, new Held(readAtMillis, byClass, whole));
+    heldCount += read.size();
   }
 
   /**
@@ -120,24 +139,35 @@ final class ReadyCandidates {
    */
   void tried(String queue, Candidate candidate) {
     Held h = held.get(queue);
-    if (h != null) {
-      h.byClass().get(candidate.priority()).remove(candidate);
+    if (h != null && h.byClass().get(candidate.priority()).remove(candidate)) {
+      heldCount--;
     }
   }
 
   /** A job of {@code queue} became ready, or a ready one changed: its candidates may be wrong. */
   void forget(String queue) {
-    held.remove(queue);
+    Held h = held.remove(queue);
+    if (h != null) {
+      for (ArrayDeque<Candidate> cls : h.byClass()) {
+        heldCount -= cls.size();
+      }
+    }
   }
 
   /** Something may have changed any queue's ready jobs. */
   void forgetAll() {
     held.clear();
+    heldCount = 0;
   }
 
   /** A batch begins: nothing held, nothing expected. */
   void batchStarted() {
-    held.clear();
+    forgetAll();
     demand.clear();
+  }
+
+  /** Candidates held now, across all queues. */
+  int heldCount() {
+    return heldCount;
   }
 }
