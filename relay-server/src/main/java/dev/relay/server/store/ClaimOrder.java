@@ -52,6 +52,28 @@ public final class ClaimOrder {
   }
 
   /**
+   * The candidates {@link #claimInOrder} takes when every claim succeeds, in its order: best first,
+   * up to {@code jobsMax}, the first whatever its size and then while the payload budget holds.
+   * Both stores fence these together before the walk.
+   */
+  public static List<Candidate> likelyWinners(
+      List<Candidate> candidates, long nowMillis, int jobsMax, long payloadBytesBudget) {
+    List<Candidate> ordered = new ArrayList<>(candidates);
+    ordered.sort(best(nowMillis));
+    List<Candidate> winners = new ArrayList<>();
+    long payloadBytes = 0;
+    for (Candidate candidate : ordered) {
+      if (winners.size() == jobsMax
+          || (!winners.isEmpty() && payloadBytes + candidate.payloadBytes() > payloadBytesBudget)) {
+        break;
+      }
+      winners.add(candidate);
+      payloadBytes += candidate.payloadBytes();
+    }
+    return winners;
+  }
+
+  /**
    * Claims {@code candidates} best first, up to {@code jobsMax} jobs; the first job is claimed
    * whatever its size, and the walk stops at the first candidate that would take the leased
    * payloads past {@code payloadBytesBudget}, so no smaller, later job jumps the order.

@@ -12,6 +12,7 @@ import dev.relay.protocol.JobState;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -52,6 +53,28 @@ class FencingTest {
     LeaseGrant current = leaseOne(store, "q");
     assertThat(current.jobId()).isEqualTo(old.jobId());
     return new LeaseGrant[] {old, current};
+  }
+
+  /**
+   * A claim of many jobs fences them in a few statements of several rows each (29 = 16 + 8 + 4 + 1
+   * on SQLite): every job still gets a token of its own, which ACKs it and no other job.
+   */
+  @Test
+  void each_job_of_a_claim_of_many_holds_its_own_token() {
+    for (int i = 0; i < 30; i++) {
+      enqueue(store, "q", "job " + i);
+    }
+    List<LeaseGrant> jobs = lease(store, "q", 29);
+    assertThat(jobs).hasSize(29);
+    assertThat(jobs.stream().map(LeaseGrant::token).distinct()).hasSize(29);
+    for (int i = 0; i < jobs.size(); i++) {
+      LeaseGrant other = jobs.get((i + 1) % jobs.size());
+      assertThat(join(store.ack(jobs.get(i).jobId(), other.token())))
+          .isEqualTo(Outcome.STALE_TOKEN);
+    }
+    for (LeaseGrant job : jobs) {
+      assertThat(join(store.ack(job.jobId(), job.token()))).isEqualTo(Outcome.OK);
+    }
   }
 
   @Test

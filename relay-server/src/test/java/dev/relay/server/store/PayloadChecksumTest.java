@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.Parameter;
@@ -86,6 +88,35 @@ class PayloadChecksumTest {
       LeaseResult result = join(store.lease(TestStores.request("q", 1)));
       assertThat(result.jobs()).isEmpty();
       assertThat(result.nextAvailableAtMillis()).hasValue(clock.millis());
+    }
+  }
+
+  /**
+   * A corrupt job among the jobs a claim fences together is made dead alone: the others are leased
+   * in order, and the claim asks to be called again at once for the one it passed over.
+   */
+  @Test
+  void a_corrupt_job_among_a_claims_winners_is_made_dead_alone() throws Exception {
+    List<Long> ids = new ArrayList<>();
+    try (JobStore store = backend.open(dir, clock)) {
+      for (int i = 0; i < 6; i++) {
+        ids.add(enqueue(store, "q", "job " + i));
+      }
+    }
+    try (Connection c = backend.connect(dir);
+        PreparedStatement s =
+            c.prepareStatement("UPDATE jobs SET payload_crc32c = 1 WHERE id = ?")) {
+      s.setLong(1, ids.get(1));
+      s.executeUpdate();
+    }
+    try (JobStore store = backend.open(dir, clock)) {
+      LeaseResult result = join(store.lease(TestStores.request("q", 4)));
+      assertThat(result.jobs())
+          .extracting(LeaseGrant::jobId)
+          .containsExactly(ids.get(0), ids.get(2), ids.get(3));
+      assertThat(result.nextAvailableAtMillis()).hasValue(clock.millis());
+      assertThat(inspect(store, ids.get(1)).state()).isEqualTo(JobState.DEAD);
+      assertThat(inspect(store, ids.get(4)).state()).isEqualTo(JobState.READY);
     }
   }
 }

@@ -274,7 +274,9 @@ final class PostgresLeaseCommand implements PostgresCommand<LeaseResult> {
       }
     }
     List<Candidate> likelyWinners =
-        despiteExpired || expired.isEmpty() ? likelyWinners(candidates, now) : List.of();
+        despiteExpired || expired.isEmpty()
+            ? ClaimOrder.likelyWinners(candidates, now, jobsMax, payloadBytesBudget)
+            : List.of();
     Map<Long, LeaseGrant> winners = new HashMap<>();
     for (int i = 0; i < likelyWinners.size(); i++) {
       long id = likelyWinners.get(i).id();
@@ -286,27 +288,6 @@ final class PostgresLeaseCommand implements PostgresCommand<LeaseResult> {
     Invariants.check(
         fencedAt.isEmpty(), "jobs %s fenced but not likely winners", fencedAt.keySet());
     return new Claim(List.copyOf(open), List.copyOf(expired), candidates, winners);
-  }
-
-  /**
-   * The candidates {@link ClaimOrder#claimInOrder} takes when every claim succeeds, in its order:
-   * best first, up to {@code jobsMax}, the first whatever its size and then while the payload
-   * budget holds.
-   */
-  private List<Candidate> likelyWinners(List<Candidate> candidates, long now) {
-    List<Candidate> ordered = new ArrayList<>(candidates);
-    ordered.sort(ClaimOrder.best(now));
-    List<Candidate> winners = new ArrayList<>();
-    long payloadBytes = 0;
-    for (Candidate candidate : ordered) {
-      if (winners.size() == jobsMax
-          || (!winners.isEmpty() && payloadBytes + candidate.payloadBytes() > payloadBytesBudget)) {
-        break;
-      }
-      winners.add(candidate);
-      payloadBytes += candidate.payloadBytes();
-    }
-    return winners;
   }
 
   /** Claims one candidate past the likely winners (only after one of them failed). */
