@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * per priority class it takes the oldest available candidates (at most {@code jobsMax} each), read
  * through the partial index {@code jobs_ready} by this LEASE or an earlier one of the batch ({@link
  * ReadyCandidates}), claims them in {@link ClaimOrder} (aging, then available time, then id) and
- * fences each winner in one {@code UPDATE ... WHERE id = ? AND state = ready}.
+ * fences the winners with {@code UPDATE ... WHERE id IN (...) AND state = ready}, up to {@link
+ * #FENCE_ROWS_MAX} per statement.
  */
 final class LeaseCommand implements WriteCommand<LeaseResult> {
   private static final Logger log = LoggerFactory.getLogger(LeaseCommand.class);
