@@ -64,16 +64,18 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
   /**
    * Leases {@code rows} ready jobs and returns them, in one statement; {@code attempts} and {@code
    * fencing_number} come back already raised. Parameters: {@code rows} pairs of id and fencing
-   * token, the lease's end, now, then the {@code rows} ids.
+   * token, {@code rows} pairs of id and lease end, now, then the {@code rows} ids.
    */
   static String fenceSql(int rows) {
-    String tokens = " WHEN ? THEN ?".repeat(rows);
+    String cases = " WHEN ? THEN ?".repeat(rows);
     String ids = String.join(", ", Collections.nCopies(rows, "?"));
     return "UPDATE jobs SET state = "
         + Schema.LEASED
         + ", fencing_token = CASE id"
-        + tokens
-        + " END, lease_expires_at_ms = ?, leased_at_ms = ?,"
+        + cases
+        + " END, lease_expires_at_ms = CASE id"
+        + cases
+        + " END, leased_at_ms = ?,"
         + " attempts = attempts + 1, fencing_number = fencing_number + 1 WHERE id IN ("
         + ids
         + ") AND state = "
@@ -161,6 +163,61 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
 
   @Override
   public LeaseResult execute(WriteContext context) throws SQLException {
+    Fences fences = new Fences();
+    Plan plan = plan(context, fences);
+    fences.flush(context);
+    return finish(context, plan, fences);
+  }
+
+  /**
+   * Runs LEASEs of one batch, with the commands on leased jobs between them, as one command: each
+   * LEASE plans its claim in turn, the winners of all are fenced together, then each LEASE takes
+   * its own. Answers the commands' results in order; a command on a leased job that refuses ({@link
+   * StoreException}, before it writes) answers it.
+   */
+  static List<Object> runTogether(WriteContext context, List<WriteCommand<?>> commands)
+      throws SQLException {
+    Fences fences = new Fences();
+    List<Object> results = new ArrayList<>();
+    List<Plan> plans = new ArrayList<>();
+    for (WriteCommand<?> command : commands) {
+      if (command instanceof LeaseCommand lease) {
+        plans.add(lease.plan(context, fences));
+        results.add(null);
+      } else {
+        Invariants.check(
+            command.keepsReadyCandidates() && !command.needsSavepoint(),
+            "%s run among LEASEs",
+            command);
+        Object result;
+        try {
+          result = command.execute(context);
+        } catch (StoreException e) {
+          result = e;
+        }
+        results.add(result);
+      }
+    }
+    fences.flush(context);
+    for (int i = 0, p = 0; i < commands.size(); i++) {
+      if (commands.get(i) instanceof LeaseCommand lease) {
+        results.set(i, lease.finish(context, plans.get(p++), fences));
+      }
+    }
+    return results;
+  }
+
+  /**
+   * What a LEASE decided before its likely winners are fenced: the queues not paused, the
+   * candidates it took, each one's queue, and the likely winners, already given to {@code fences}.
+   */
+  private record Plan(
+      List<String> open,
+      List<Candidate> candidates,
+      Map<Candidate, String> queueOf,
+      List<Candidate> likely) {}
+
+  private Plan plan(WriteContext context, Fences fences) throws SQLException {
     long now = context.now();
     List<String> open = new ArrayList<>(queues.size());
     for (String queue : queues) {
@@ -172,7 +229,9 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
       // Expiry is decided by the store clock at claim time too, not only by the next periodic
       // expiry. Until the earliest lease's end no lease can have expired, so most claims skip
       // these reads; expired leases of other queues keep the bound at or before now until the
-      // periodic expiry ends them.
+      // periodic expiry ends them. Fences still pending are written first, so that the bound read
+      // from the table counts their leases.
+      fences.flush(context);
       for (String queue : open) {
         if (context.count(queue, JobState.LEASED) > 0) {
           LeaseExpiry.expireInQueue(context, queue, ClaimOrder.CLAIM_EXPIRE_PER_QUEUE_MAX);
@@ -189,6 +248,8 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
       if (context.count(queue, JobState.READY) > 0) {
         List<Candidate> fromQueue = held.take(queue, now, jobsMax);
         if (fromQueue == null) {
+          // The table must not show as ready the jobs other LEASEs of the run have taken.
+          fences.flush(context);
           int limit = held.readLimit(queue, jobsMax);
           List<Candidate> read =
               readCandidates(context, queue, ReadyCandidates.readUpTo(now), limit);
@@ -204,22 +265,26 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
     for (String queue : queues) {
       held.served(queue, jobsMax);
     }
-    // The jobs the walk takes when every claim succeeds are fenced together first; the walk then
-    // takes them from here, and claims one at a time only past a winner that failed.
+    // The jobs the walk takes when every claim succeeds are fenced together; the walk then takes
+    // them from there, and claims one at a time only past a winner that failed.
     List<Candidate> likely = ClaimOrder.likelyWinners(candidates, now, jobsMax, payloadBytesBudget);
+    for (Candidate candidate : likely) {
+      held.tried(queueOf.get(candidate), candidate);
+      fences.add(candidate, leaseMillis);
+    }
+    context.leaseEndsAt(now + leaseMillis);
+    return new Plan(open, candidates, queueOf, likely);
+  }
+
+  private LeaseResult finish(WriteContext context, Plan plan, Fences fences) throws SQLException {
+    long now = context.now();
     Map<Long, LeaseGrant> winners = new HashMap<>();
-    for (int from = 0; from < likely.size(); ) {
-      int rows = Integer.highestOneBit(Math.min(FENCE_ROWS_MAX, likely.size() - from));
-      List<Candidate> part = likely.subList(from, from + rows);
-      for (Candidate candidate : part) {
-        held.tried(queueOf.get(candidate), candidate);
-      }
-      winners.putAll(fence(context, part));
-      from += rows;
+    for (Candidate candidate : plan.likely()) {
+      winners.put(candidate.id(), fences.take(candidate.id()));
     }
     ClaimOrder.Claimed claimed =
         ClaimOrder.claimInOrder(
-            candidates,
+            plan.candidates(),
             now,
             jobsMax,
             payloadBytesBudget,
@@ -227,8 +292,8 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
               if (winners.containsKey(candidate.id())) {
                 return winners.remove(candidate.id());
               }
-              held.tried(queueOf.get(candidate), candidate);
-              return fence(context, List.of(candidate)).get(candidate.id());
+              context.readyCandidates.tried(plan.queueOf().get(candidate), candidate);
+              return Fences.fenceNow(context, candidate, leaseMillis);
             });
     Invariants.check(
         winners.isEmpty(), "jobs %s were leased but the claim order passed them", winners.keySet());
@@ -236,7 +301,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
     OptionalLong next = OptionalLong.empty();
     if (leased.size() < jobsMax) {
       // A skipped (corrupt) candidate may hide due jobs beyond the candidate limit: ask again now.
-      next = claimed.skipped() ? OptionalLong.of(now) : nextAvailable(context, open, now);
+      next = claimed.skipped() ? OptionalLong.of(now) : nextAvailable(context, plan.open(), now);
     }
     return new LeaseResult(leased, next);
   }
@@ -264,63 +329,107 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
   }
 
   /**
-   * Leases {@code part} (at most {@link #FENCE_ROWS_MAX} jobs) in one statement. Answers a grant by
-   * id for each, or null for one no longer ready or whose payload is corrupt.
+   * The likely winners of the LEASEs of one command or run, fenced together when flushed: in
+   * statements of up to {@link #FENCE_ROWS_MAX} rows, each row with its own token and its LEASE's
+   * lease end. Holds the grants until each LEASE takes its own.
    */
-  private Map<Long, LeaseGrant> fence(WriteContext context, List<Candidate> part)
-      throws SQLException {
-    int rows = part.size();
-    Invariants.check(
-        Integer.bitCount(rows) == 1 && rows <= FENCE_ROWS_MAX, "fence of %d rows", rows);
-    long expiresAt = context.now() + leaseMillis;
-    context.leaseEndsAt(expiresAt);
-    Map<Long, FencingToken> tokens = new HashMap<>();
-    PreparedStatement fence = context.statement(FENCES.get(Integer.numberOfTrailingZeros(rows)));
-    int p = 1;
-    for (Candidate candidate : part) {
-      FencingToken token = context.newToken();
-      tokens.put(candidate.id(), token);
-      fence.setLong(p++, candidate.id());
-      fence.setBytes(p++, token.toBytes());
+  private static final class Fences {
+    private record Pending(Candidate candidate, long leaseMillis) {}
+
+    private final List<Pending> pending = new ArrayList<>();
+    private final Map<Long, LeaseGrant> granted = new HashMap<>();
+
+    void add(Candidate candidate, long leaseMillis) {
+      pending.add(new Pending(candidate, leaseMillis));
     }
-    fence.setLong(p++, expiresAt);
-    fence.setLong(p++, context.now());
-    for (Candidate candidate : part) {
-      fence.setLong(p++, candidate.id());
-    }
-    Map<Long, FencedRow> fenced = new HashMap<>();
-    try (ResultSet r = fence.executeQuery()) {
-      while (r.next()) {
-        FencedRow row =
-            new FencedRow(
-                r.getString(2),
-                r.getInt(3),
-                r.getInt(4),
-                r.getInt(5),
-                r.getLong(6),
-                r.getLong(7),
-                r.getLong(8),
-                r.getString(9),
-                r.getBytes(10),
-                r.getBytes(11));
-        long id = r.getLong(1);
-        Invariants.check(
-            tokens.containsKey(id) && fenced.put(id, row) == null,
-            "a fence of %s leased job %d",
-            tokens.keySet(),
-            id);
+
+    /** Fences every pending job. */
+    void flush(WriteContext context) throws SQLException {
+      for (int from = 0; from < pending.size(); ) {
+        int rows = Integer.highestOneBit(Math.min(FENCE_ROWS_MAX, pending.size() - from));
+        granted.putAll(fence(context, pending.subList(from, from + rows)));
+        from += rows;
       }
+      pending.clear();
     }
-    Map<Long, LeaseGrant> grants = new HashMap<>();
-    for (Candidate candidate : part) {
-      FencedRow row = fenced.get(candidate.id());
-      grants.put(
-          candidate.id(),
-          row == null
-              ? null
-              : granted(context, candidate, row, tokens.get(candidate.id()), expiresAt));
+
+    /** The grant of a flushed job, or null when it was no longer ready or was corrupt. */
+    LeaseGrant take(long jobId) {
+      Invariants.check(granted.containsKey(jobId), "job %d was never fenced", jobId);
+      return granted.remove(jobId);
     }
-    return grants;
+
+    /** Fences one job at once: a claim past a likely winner that failed. */
+    static LeaseGrant fenceNow(WriteContext context, Candidate candidate, long leaseMillis)
+        throws SQLException {
+      return fence(context, List.of(new Pending(candidate, leaseMillis))).get(candidate.id());
+    }
+
+    /** Leases {@code part} in one statement; a grant by id for each, null when it failed. */
+    private static Map<Long, LeaseGrant> fence(WriteContext context, List<Pending> part)
+        throws SQLException {
+      int rows = part.size();
+      Invariants.check(
+          Integer.bitCount(rows) == 1 && rows <= FENCE_ROWS_MAX, "fence of %d rows", rows);
+      Map<Long, FencingToken> tokens = new HashMap<>();
+      PreparedStatement fence = context.statement(FENCES.get(Integer.numberOfTrailingZeros(rows)));
+      int p = 1;
+      for (Pending job : part) {
+        FencingToken token = context.newToken();
+        tokens.put(job.candidate().id(), token);
+        fence.setLong(p++, job.candidate().id());
+        fence.setBytes(p++, token.toBytes());
+      }
+      for (Pending job : part) {
+        long expiresAt = context.now() + job.leaseMillis();
+        context.leaseEndsAt(expiresAt);
+        fence.setLong(p++, job.candidate().id());
+        fence.setLong(p++, expiresAt);
+      }
+      fence.setLong(p++, context.now());
+      for (Pending job : part) {
+        fence.setLong(p++, job.candidate().id());
+      }
+      Map<Long, FencedRow> fenced = new HashMap<>();
+      try (ResultSet r = fence.executeQuery()) {
+        while (r.next()) {
+          FencedRow row =
+              new FencedRow(
+                  r.getString(2),
+                  r.getInt(3),
+                  r.getInt(4),
+                  r.getInt(5),
+                  r.getLong(6),
+                  r.getLong(7),
+                  r.getLong(8),
+                  r.getString(9),
+                  r.getBytes(10),
+                  r.getBytes(11));
+          long id = r.getLong(1);
+          Invariants.check(
+              tokens.containsKey(id) && fenced.put(id, row) == null,
+              "a fence of %s leased job %d",
+              tokens.keySet(),
+              id);
+        }
+      }
+      Map<Long, LeaseGrant> grants = new HashMap<>();
+      for (Pending job : part) {
+        long id = job.candidate().id();
+        FencedRow row = fenced.get(id);
+        grants.put(
+            id,
+            row == null
+                ? null
+                : LeaseCommand.granted(
+                    context,
+                    job.candidate(),
+                    row,
+                    tokens.get(id),
+                    context.now() + job.leaseMillis()));
+      }
+      return grants;
+    }
   }
 
   /** One row a fence leased, its columns as returned. */
@@ -337,7 +446,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
       byte[] payload) {}
 
   /** The grant for a job just fenced, or null when its payload is corrupt (it is made dead). */
-  private LeaseGrant granted(
+  private static LeaseGrant granted(
       WriteContext context, Candidate candidate, FencedRow row, FencingToken token, long expiresAt)
       throws SQLException {
     long id = candidate.id();

@@ -6,7 +6,9 @@ import static dev.relay.server.store.TestStores.request;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.relay.protocol.EnqueueResult;
+import dev.relay.protocol.FencingToken;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -161,5 +163,69 @@ class BatchedLeasesTest {
 
     assertThat(TestStores.failure(failing).code()).isEqualTo(StoreError.INTERNAL);
     assertThat(leasedId(next)).isEqualTo(a);
+  }
+
+  /**
+   * LEASEs of one batch run together: their claims are fenced in shared statements, yet each keeps
+   * its own lease duration, and the commands between them answer as they would alone.
+   */
+  @Test
+  void leases_run_together_keep_their_own_lease_and_the_commands_between_them_answer() {
+    long first = enqueue(1, clock.millis());
+    long second = enqueue(1, clock.millis());
+    long other = TestStores.enqueue(store, "other", "o");
+    LeaseGrant held = TestStores.leaseOne(store, "other");
+    assertThat(held.jobId()).isEqualTo(other);
+
+    WriterGate gate = new WriterGate(store);
+    CompletableFuture<LeaseResult> shortLease =
+        store.lease(new LeaseRequest(List.of("q"), 1, Duration.ofSeconds(10), Long.MAX_VALUE));
+    CompletableFuture<Outcome> staleAck =
+        store.ack(held.jobId(), FencingToken.random(new SecureRandom()));
+    CompletableFuture<Outcome> ack = store.ack(held.jobId(), held.token());
+    CompletableFuture<LeaseResult> longLease =
+        store.lease(new LeaseRequest(List.of("q"), 1, Duration.ofSeconds(60), Long.MAX_VALUE));
+    CompletableFuture<LeaseResult> nothingLeft = leaseOne();
+    gate.open();
+
+    assertThat(leasedId(shortLease)).isEqualTo(first);
+    assertThat(join(staleAck)).isEqualTo(Outcome.STALE_TOKEN);
+    assertThat(join(ack)).isEqualTo(Outcome.OK);
+    assertThat(leasedId(longLease)).isEqualTo(second);
+    assertThat(join(nothingLeft).jobs()).isEmpty();
+    assertThat(join(shortLease).jobs().get(0).leaseExpiresAt())
+        .isEqualTo(clock.instant().plusSeconds(10));
+    assertThat(TestStores.inspect(store, first).leaseExpiresAt())
+        .isEqualTo(clock.instant().plusSeconds(10));
+    assertThat(TestStores.inspect(store, second).leaseExpiresAt())
+        .isEqualTo(clock.instant().plusSeconds(60));
+    assertThat(join(store.ack(second, join(longLease).jobs().get(0).token())))
+        .isEqualTo(Outcome.OK);
+  }
+
+  /**
+   * A LEASE of a run that must read the table again (a NACK before it made a job ready) does not
+   * see as ready the jobs the LEASEs before it took: their fences are written before it reads.
+   */
+  @Test
+  void a_lease_of_a_run_that_reads_again_does_not_see_jobs_taken_before_it() {
+    long back = enqueue(2, clock.millis());
+    LeaseGrant held = TestStores.leaseOne(store, "q");
+    assertThat(held.jobId()).isEqualTo(back);
+    long low1 = enqueue(2, clock.millis());
+    long low2 = enqueue(2, clock.millis());
+    clock.advance(Duration.ofSeconds(1));
+
+    WriterGate gate = new WriterGate(store);
+    CompletableFuture<LeaseResult> first = leaseOne();
+    CompletableFuture<Outcome> nack = store.nack(back, held.token(), "again", Duration.ZERO);
+    CompletableFuture<LeaseResult> second = leaseOne();
+    CompletableFuture<LeaseResult> third = leaseOne();
+    gate.open();
+
+    assertThat(leasedId(first)).isEqualTo(low1);
+    assertThat(join(nack)).isEqualTo(Outcome.OK);
+    assertThat(leasedId(second)).isEqualTo(low2);
+    assertThat(leasedId(third)).isEqualTo(back);
   }
 }
