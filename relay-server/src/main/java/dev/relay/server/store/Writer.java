@@ -212,7 +212,7 @@ final class Writer {
    * Runs the batch's commands in order inside the open transaction, each in its own savepoint when
    * {@code everyInSavepoint} or when it {@linkplain WriteCommand#needsSavepoint needs one}, the
    * others bare. Answers how many succeeded, or -1 when a bare command failed with an unexpected
-   * SQLite error: it may have written part of its change (a LEASE fences one job per statement), so
+   * SQLite error: it may have written part of its change (a LEASE fences in several statements), so
    * the caller rolls the whole run back and runs the batch again with every command in a savepoint,
    * where that command fails alone, exactly as if it had had one from the start. Nothing of the
    * first run was answered. Outside that rerun, LEASEs close together run as one bare command
