@@ -7,10 +7,13 @@ import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.WireText;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
@@ -93,6 +96,35 @@ final class JobRun {
   }
 
   void start() {
+    arm();
+    try {
+      worker.executor().execute(this::runHandler);
+    } catch (RejectedExecutionException e) {
+      refused();
+    }
+  }
+
+  /**
+   * Starts the runs of one LEASE reply on the worker's own pool as one hand-off: the first handler
+   * runs on the thread it wakes and the others are forked beside it ({@link
+   * ClientPools#runFirstForkRest}), where idle handler threads take them. One wake-up for the
+   * reply, not one per job; handlers still run side by side.
+   */
+  static void startAll(List<JobRun> runs, Executor ownedPool) {
+    List<Runnable> handlers = new ArrayList<>(runs.size());
+    for (JobRun run : runs) {
+      run.arm();
+      handlers.add(run::runHandler);
+    }
+    try {
+      ownedPool.execute(() -> ClientPools.runFirstForkRest(handlers));
+    } catch (RejectedExecutionException e) {
+      runs.forEach(JobRun::refused);
+    }
+  }
+
+  /** Starts the lease clock, the renewal timer and the handler timeout. */
+  private void arm() {
     synchronized (this) {
       leaseDeadlineNanos = System.nanoTime() + worker.config().leaseDuration().toNanos();
       scheduleRenewal(worker.config().renewAfter().toNanos());
@@ -101,15 +133,15 @@ final class JobRun {
           .handlerTimeout()
           .ifPresent(t -> handlerDeadline = worker.schedule(this::timeOut, t.toNanos()));
     }
-    try {
-      worker.executor().execute(this::runHandler);
-    } catch (RejectedExecutionException e) {
-      log.warn("executor refused job {}; releasing it", job.id());
-      synchronized (this) {
-        handlerDone = true; // it never ran
-      }
-      release();
+  }
+
+  /** The executor would not take the handler: the job goes back to the queue. */
+  private void refused() {
+    log.warn("executor refused job {}; releasing it", job.id());
+    synchronized (this) {
+      handlerDone = true; // it never ran
     }
+    release();
   }
 
   private void runHandler() {

@@ -97,9 +97,7 @@ final class LeaseLoop {
       worker.client().release(extra.id(), extra.token());
     }
     permits.release(asked - accepted.size());
-    for (Job job : accepted) {
-      worker.startJob(job);
-    }
+    worker.startJobs(accepted);
     leasing.set(false);
     if (accepted.isEmpty() && waitMillis == 0) {
       // The server allows no long-poll wait; pause instead of asking again at once.

@@ -108,8 +108,9 @@ public final class RelayClient implements AutoCloseable {
   private final Executor callbacks;
   private final ExecutorService ownedCallbacks;
   private final AtomicBoolean refusalLogged = new AtomicBoolean();
-  // Only touched on the event loop: see runOffLoopGathered.
+  // Only touched on the event loop: see runOffLoopGathered and runCompletionOffLoop.
   private final List<Runnable> gathered = new ArrayList<>();
+  private final List<Runnable> gatheredCompletions = new ArrayList<>();
 
   private RelayClient(ClientOptions options) {
     this.options = options;
@@ -552,7 +553,7 @@ public final class RelayClient implements AutoCloseable {
               if (onEventLoop) {
                 complete.run();
               } else {
-                runOffLoop(complete);
+                runCompletionOffLoop(complete);
               }
             });
     return result;
@@ -578,13 +579,34 @@ public final class RelayClient implements AutoCloseable {
    * delays only the tasks gathered with it.
    */
   void runOffLoopGathered(Runnable task) {
+    gather(gathered, task);
+  }
+
+  /**
+   * Runs a future's completion off the loop. On the client-owned pool the completions of one pass
+   * of the loop (the answers of one socket read, often several) are handed over together, as one
+   * task that runs the first and forks the others ({@link ClientPools#runFirstForkRest}): one
+   * wake-up of the pool per read instead of one per answer (docs/benchmarks.md, issue 15), while an
+   * idle callback thread still takes over any answer queued behind a callback that blocks. A given
+   * executor gets each completion as a task of its own, as it always did.
+   */
+  private void runCompletionOffLoop(Runnable complete) {
+    if (ownedCallbacks == null) {
+      runOffLoop(complete);
+    } else {
+      gather(gatheredCompletions, complete);
+    }
+  }
+
+  private void gather(List<Runnable> into, Runnable task) {
     EventLoop loop = connections.eventLoop();
     if (!loop.inEventLoop()) {
       runOffLoop(task);
       return;
     }
-    gathered.add(task);
-    if (gathered.size() == 1) {
+    boolean handOffQueued = !gathered.isEmpty() || !gatheredCompletions.isEmpty();
+    into.add(task);
+    if (!handOffQueued) {
       // Queued behind the reads of this pass, so it hands off all that they gathered.
       try {
         loop.execute(this::handOffGathered);
@@ -595,18 +617,27 @@ public final class RelayClient implements AutoCloseable {
   }
 
   private void handOffGathered() {
-    List<Runnable> tasks = List.copyOf(gathered);
+    List<Runnable> tasks = new ArrayList<>(gatheredCompletions.size() + 1);
+    if (!gathered.isEmpty()) {
+      List<Runnable> settles = List.copyOf(gathered);
+      tasks.add(() -> settles.forEach(settle -> runLogged(settle, "a worker's settle step")));
+    }
+    gatheredCompletions.forEach(c -> tasks.add(() -> runLogged(c, "a completion")));
     gathered.clear();
-    runOffLoop(
-        () -> {
-          for (Runnable task : tasks) {
-            try {
-              task.run();
-            } catch (RuntimeException e) {
-              log.error("a worker's settle step failed; the next one still runs", e);
-            }
-          }
-        });
+    gatheredCompletions.clear();
+    if (tasks.size() == 1) {
+      runOffLoop(tasks.get(0));
+    } else if (!tasks.isEmpty()) {
+      runOffLoop(() -> ClientPools.runFirstForkRest(tasks));
+    }
+  }
+
+  private static void runLogged(Runnable task, String what) {
+    try {
+      task.run();
+    } catch (RuntimeException e) {
+      log.error("{} failed; the next one still runs", what, e);
+    }
   }
 
   private static <R extends Response> void settle(

@@ -270,16 +270,28 @@ public final class Worker implements AutoCloseable {
     }
   }
 
-  /** Takes a freshly leased job, holding one permit; a stopping worker gives it straight back. */
-  void startJob(Job leased) {
-    if (!isRunning()) {
-      client.release(leased.id(), leased.token());
-      permits.release();
-      return;
+  /**
+   * Takes the jobs of one LEASE reply, holding one permit each; a stopping worker gives them
+   * straight back. On the worker's own pool they start with one hand-off ({@link JobRun#startAll});
+   * a given executor gets each handler as a task of its own.
+   */
+  void startJobs(List<Job> leased) {
+    List<JobRun> runs = new ArrayList<>(leased.size());
+    for (Job job : leased) {
+      if (!isRunning()) {
+        client.release(job.id(), job.token());
+        permits.release();
+        continue;
+      }
+      JobRun run = new JobRun(this, job);
+      inHand.add(run);
+      runs.add(run);
     }
-    JobRun run = new JobRun(this, leased);
-    inHand.add(run);
-    run.start();
+    if (runs.size() > 1 && ownedExecutor.isPresent()) {
+      JobRun.startAll(runs, executor);
+    } else {
+      runs.forEach(JobRun::start);
+    }
   }
 
   /** Called once per job when its outcome is settled: frees its permit and leases again. */

@@ -108,6 +108,28 @@ final class CallbackThreadsIT {
     }
   }
 
+  @Test
+  void answers_read_together_complete_although_the_first_ones_callback_blocks() throws Exception {
+    CountDownLatch never = new CountDownLatch(1);
+    try (ScriptedServer server = new ScriptedServer();
+        RelayClient client = RelayClient.connect(server.options().build())) {
+      CompletableFuture<Void> stuck = client.stats().thenAccept(s -> awaitQuietly(never));
+      ScriptedServer.Received first = server.next();
+      CompletableFuture<ServerStats> second = client.stats();
+      ScriptedServer.Received secondReceived = server.next();
+
+      // Both answers leave in one socket write: the client hands them to its pool together, and
+      // the second must not wait behind the first's callback.
+      first.replyWithNext(new StatsResult(List.of(), List.of()));
+      secondReceived.reply(new StatsResult(List.of(), List.of()));
+
+      assertThat(second.get(HANG_SECONDS, TimeUnit.SECONDS).queues()).isEmpty();
+      assertThat(stuck).isNotDone();
+    } finally {
+      never.countDown();
+    }
+  }
+
   private static void awaitQuietly(CountDownLatch latch) {
     try {
       latch.await();

@@ -54,6 +54,14 @@ final class ScriptedServer implements AutoCloseable {
     void reply(Response response) {
       channel.writeAndFlush(new Frame(frame.requestId(), response));
     }
+
+    /**
+     * Queues the answer unsent; the next {@link #reply} on the connection sends both in one socket
+     * write, so the client reads them in one pass.
+     */
+    void replyWithNext(Response response) {
+      channel.write(new Frame(frame.requestId(), response));
+    }
   }
 
   private final EventLoopGroup group =

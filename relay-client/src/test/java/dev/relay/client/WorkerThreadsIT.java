@@ -61,9 +61,13 @@ final class WorkerThreadsIT {
 
   /** Enqueues {@code JOBS} jobs on {@code queue} through a client of its own. */
   private void enqueue(String queue) {
+    enqueue(queue, JOBS);
+  }
+
+  private void enqueue(String queue, int count) {
     RelayClient producer = client(server.options());
     List<JobSpec> jobs = new ArrayList<>();
-    for (int i = 0; i < JOBS; i++) {
+    for (int i = 0; i < count; i++) {
       jobs.add(JobSpecs.of(queue, new byte[] {(byte) i}));
     }
     RelayClient.await(producer.enqueueBatch(jobs));
@@ -200,6 +204,38 @@ final class WorkerThreadsIT {
     assertThat(done.await(30, TimeUnit.SECONDS)).isTrue();
     assertThat(ran).containsExactly(0, 1, 2);
     assertThat(callbackTasks.get()).isEqualTo(1);
+  }
+
+  @Test
+  void the_jobs_of_one_lease_reply_run_side_by_side_on_the_workers_own_pool() throws Exception {
+    enqueue("together", 4);
+    RelayClient client = client(server.options());
+    CountDownLatch allStarted = new CountDownLatch(4);
+    CountDownLatch release = new CountDownLatch(1);
+    Set<String> threads = ConcurrentHashMap.newKeySet();
+    AtomicInteger finished = new AtomicInteger();
+    // Concurrency 4 and four waiting jobs: the first LEASE takes all four in one reply, which
+    // starts them with one hand-off; each handler blocks until all four have started.
+    Worker worker =
+        worker(
+                client,
+                "together",
+                job -> {
+                  threads.add(Thread.currentThread().getName());
+                  allStarted.countDown();
+                  release.await();
+                  finished.incrementAndGet();
+                })
+            .build();
+
+    worker.start();
+    boolean sideBySide = allStarted.await(15, TimeUnit.SECONDS);
+    release.countDown();
+    Await.until(() -> finished.get() == 4 && worker.jobsInHand() == 0, "every job acked");
+    worker.shutdown(Duration.ofSeconds(5));
+
+    assertThat(sideBySide).isTrue();
+    assertThat(threads).hasSize(4).allSatisfy(t -> assertThat(t).startsWith("relay-job"));
   }
 
   @Test
