@@ -620,9 +620,11 @@ public final class RelayClient implements AutoCloseable {
     List<Runnable> tasks = new ArrayList<>(gatheredCompletions.size() + 1);
     if (!gathered.isEmpty()) {
       List<Runnable> settles = List.copyOf(gathered);
-      tasks.add(() -> settles.forEach(settle -> runLogged(settle, "a worker's settle step")));
+      tasks.add(() -> settles.forEach(RelayClient::runSettleStep));
     }
-    gatheredCompletions.forEach(c -> tasks.add(() -> runLogged(c, "a completion")));
+    // Unwrapped: runFirstForkRest logs a forked completion's failure, and the others are
+    // queued before the first one runs, so none of them can keep the rest from running.
+    tasks.addAll(gatheredCompletions);
     gathered.clear();
     gatheredCompletions.clear();
     if (tasks.size() == 1) {
@@ -632,11 +634,11 @@ public final class RelayClient implements AutoCloseable {
     }
   }
 
-  private static void runLogged(Runnable task, String what) {
+  private static void runSettleStep(Runnable settle) {
     try {
-      task.run();
+      settle.run();
     } catch (RuntimeException e) {
-      log.error("{} failed; the next one still runs", what, e);
+      log.error("a worker's settle step failed; the next one still runs", e);
     }
   }
 
