@@ -33,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
@@ -139,10 +140,14 @@ class DashboardIT {
 
   /** Clicks the button of the action form posting to {@code action}, accepting a confirm. */
   private void click(String action, boolean confirm) {
-    browser.findElement(By.cssSelector("form[action='" + action + "'] button")).click();
+    WebElement button = browser.findElement(By.cssSelector("form[action='" + action + "'] button"));
+    button.click();
     if (confirm) {
       waiting().until(ExpectedConditions.alertIsPresent()).accept();
     }
+    // The page the button was on may carry a notice of its own (from the action before): wait
+    // for that page to go, then for the answer's notice.
+    waiting().until(ExpectedConditions.stalenessOf(button));
     waiting().until(ExpectedConditions.presenceOfElementLocated(By.id("notice")));
   }
 

@@ -118,9 +118,21 @@ final class Backups {
       return CompletableFuture.failedFuture(
           new StoreException(StoreError.OVERLOADED, "a backup is already running"));
     }
-    CompletableFuture<BackupResult> result = reads.submit(c -> write(c, name, target, run));
-    result.whenComplete((r, e) -> running.compareAndSet(run, null));
-    return result;
+    // The caller's future completes only after the run is cleared: a client that sends its next
+    // BACKUP as soon as this one is answered must not find it still running.
+    CompletableFuture<BackupResult> answer = new CompletableFuture<>();
+    reads
+        .submit(c -> write(c, name, target, run))
+        .whenComplete(
+            (r, e) -> {
+              running.compareAndSet(run, null);
+              if (e != null) {
+                answer.completeExceptionally(e);
+              } else {
+                answer.complete(r);
+              }
+            });
+    return answer;
   }
 
   /**

@@ -149,6 +149,20 @@ class BackupsTest {
   }
 
   @Test
+  void a_backup_asked_for_the_moment_the_last_one_is_answered_is_not_refused_as_running() {
+    open(7);
+    CountDownLatch release = new CountDownLatch(1);
+    // The one reader thread is busy, so the next step is attached before the first backup ends.
+    CompletableFuture<Object> blocker = store.submitRead(c -> await(release));
+    CompletableFuture<BackupResult> next =
+        store.backup("first.db").thenCompose(first -> store.backup("second.db"));
+    release.countDown();
+
+    join(blocker);
+    assertThat(join(next).name()).isEqualTo("second.db");
+  }
+
+  @Test
   void after_each_backup_only_the_newest_keep_backups_remain() throws Exception {
     open(3);
     Path foreign = Files.writeString(backups.resolve("notes.txt"), "not a backup");
