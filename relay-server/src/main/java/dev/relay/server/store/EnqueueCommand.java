@@ -21,6 +21,9 @@ final class EnqueueCommand implements WriteCommand<List<EnqueueResult>> {
           + " VALUES (?, "
           + Schema.READY
           + ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id";
+  // A large payload's own row (schema version 4): a lease or an ACK then never rewrites it.
+  private static final String INSERT_PAYLOAD =
+      "INSERT INTO job_payloads (job_id, payload) VALUES (?, ?)";
 
   private final List<NewJob> jobs;
 
@@ -64,11 +67,18 @@ final class EnqueueCommand implements WriteCommand<List<EnqueueResult>> {
     insert.setBytes(8, StoredHeaders.encode(job.headers()));
     insert.setLong(9, job.payload().length);
     insert.setLong(10, job.payloadCrc32c());
-    insert.setBytes(11, job.payload());
+    boolean inRow = job.payload().length <= Schema.PAYLOAD_IN_ROW_BYTES_MAX;
+    insert.setBytes(11, inRow ? job.payload() : null);
     long id;
     try (ResultSet r = insert.executeQuery()) {
       Invariants.check(r.next(), "INSERT ... RETURNING id returned no row");
       id = r.getLong(1);
+    }
+    if (!inRow) {
+      PreparedStatement insertPayload = context.statement(INSERT_PAYLOAD);
+      insertPayload.setLong(1, id);
+      insertPayload.setBytes(2, job.payload());
+      insertPayload.executeUpdate();
     }
     context.moved(queue, null, JobState.READY);
     context.event(queue, StoreCounters.Event.ENQUEUED);

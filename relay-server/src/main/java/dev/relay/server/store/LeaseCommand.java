@@ -81,7 +81,8 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
         + ") AND state = "
         + Schema.READY
         + " RETURNING id, queue, priority, attempts, max_attempts, fencing_number,"
-        + " enqueued_at_ms, payload_crc32c, type, headers, payload";
+        + " enqueued_at_ms, payload_crc32c, type, headers, "
+        + Schema.PAYLOAD;
   }
 
   /** Undoes a fence for a job whose payload failed its checksum, and makes it dead. */
@@ -456,10 +457,18 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
         id,
         row.attempt() - 1,
         row.attemptsMax());
+    if (row.payload() == null) {
+      markCorrupt(context, id, row.queue(), "it has no payload in its row or in job_payloads");
+      return null;
+    }
     CRC32C crc = new CRC32C();
     crc.update(row.payload());
     if (crc.getValue() != row.crcStored()) {
-      markCorrupt(context, id, row.queue(), row.crcStored(), crc.getValue());
+      markCorrupt(
+          context,
+          id,
+          row.queue(),
+          "stored CRC32C " + row.crcStored() + ", computed " + crc.getValue());
       return null;
     }
     context.moved(row.queue(), JobState.READY, JobState.LEASED);
@@ -480,16 +489,13 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
         StoredHeaders.decode(row.headers()));
   }
 
-  private static void markCorrupt(
-      WriteContext context, long id, String queue, long crcStored, long crcActual)
+  private static void markCorrupt(WriteContext context, long id, String queue, String why)
       throws SQLException {
     log.error(
-        "job {} in queue '{}' has a corrupt payload (stored CRC32C {}, computed {}); moved to dead"
-            + " and never delivered",
+        "job {} in queue '{}' has a corrupt payload ({}); moved to dead and never delivered",
         id,
         LogText.escape(queue),
-        crcStored,
-        crcActual);
+        why);
     PreparedStatement s = context.statement(TO_CORRUPT);
     s.setLong(1, context.now());
     s.setLong(2, id);

@@ -29,9 +29,16 @@ public final class Reads {
           + " enqueued_at_ms, available_at_ms, lease_expires_at_ms, finished_at_ms, payload_bytes,"
           + " last_error, dead_reason, idempotency_key, type, headers FROM jobs";
   private static final String INSPECT = VIEW_COLUMNS + " WHERE id = ?";
-  // substr of a BLOB counts bytes: only the pages of the asked-for start are read.
-  private static final String PAYLOAD_START =
-      "SELECT payload_bytes, substr(payload, 1, ?) FROM jobs WHERE id = ?";
+
+  /**
+   * The start of a payload, from SQLite's table of payloads. substr of a BLOB counts bytes: only
+   * the pages of the asked-for start are read. Parameters: the bytes wanted, the job id.
+   */
+  public static final String PAYLOAD_START =
+      "SELECT payload_bytes, coalesce(substr(payload, 1, ?1),"
+          + " (SELECT substr(payload, 1, ?1) FROM job_payloads WHERE job_id = jobs.id))"
+          + " FROM jobs WHERE id = ?2";
+
   private static final String DEAD_IN_QUEUE =
       VIEW_COLUMNS
           + " WHERE state = "
@@ -143,9 +150,14 @@ public final class Reads {
         + " LIMIT ?4";
   }
 
-  public static Optional<PayloadStart> payloadStart(Connection c, long jobId, int bytesMax)
-      throws SQLException {
-    try (PreparedStatement s = c.prepareStatement(PAYLOAD_START)) {
+  /**
+   * Reads the start of a payload with {@code query}, which takes the bytes wanted and the job id
+   * and answers the payload's whole size and its start: {@link #PAYLOAD_START}, or the PostgreSQL
+   * store's own.
+   */
+  public static Optional<PayloadStart> payloadStart(
+      Connection c, String query, long jobId, int bytesMax) throws SQLException {
+    try (PreparedStatement s = c.prepareStatement(query)) {
       s.setInt(1, bytesMax);
       s.setLong(2, jobId);
       try (ResultSet r = s.executeQuery()) {

@@ -17,7 +17,7 @@ import java.util.List;
  */
 final class Schema {
   /** The version this build writes and understands. */
-  static final int VERSION = 3;
+  static final int VERSION = 4;
 
   /** {@code PRAGMA application_id}: "RLAY", so a foreign SQLite file is recognised. */
   static final int APPLICATION_ID = 0x524c4159;
@@ -111,7 +111,8 @@ final class Schema {
               JOBS_INDEXES.get(5),
               "PRAGMA application_id = " + APPLICATION_ID),
           migrateToTypesAndHeaders(),
-          migrateToVersion3());
+          migrateToVersion3(),
+          migrateToPayloadsOutOfRow());
 
   /**
    * Version 2 gives each job a type ({@code ''} when untyped) and its headers (the protocol's
@@ -166,6 +167,35 @@ final class Schema {
   }
 
   /**
+   * The columns of {@code jobs} before {@code payload}, as version 3 defined them and version 4
+   * kept them. Part of two migrations already run on users' files: never edit it, define a new
+   * table in full instead.
+   */
+  private static final String JOBS_V3_COLUMNS_BEFORE_PAYLOAD =
+      " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+          + " queue TEXT NOT NULL,"
+          + " state INTEGER NOT NULL CHECK (state BETWEEN 0 AND 4),"
+          + " priority INTEGER NOT NULL CHECK (priority BETWEEN 0 AND 3),"
+          + " attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),"
+          + " max_attempts INTEGER NOT NULL CHECK (max_attempts >= 1),"
+          + " fencing_number INTEGER NOT NULL DEFAULT 0,"
+          + " expiries INTEGER NOT NULL DEFAULT 0,"
+          + " failures INTEGER NOT NULL DEFAULT 0,"
+          + " enqueued_at_ms INTEGER NOT NULL,"
+          + " available_at_ms INTEGER NOT NULL,"
+          + " fencing_token BLOB,"
+          + " lease_expires_at_ms INTEGER,"
+          + " leased_at_ms INTEGER,"
+          + " finished_at_ms INTEGER,"
+          + " idempotency_key TEXT,"
+          + " last_error TEXT,"
+          + " dead_reason TEXT,"
+          + " type TEXT NOT NULL DEFAULT '',"
+          + " headers BLOB,"
+          + " payload_bytes INTEGER NOT NULL,"
+          + " payload_crc32c INTEGER NOT NULL,";
+
+  /**
    * Version 3 records when each lease began ({@code leased_at_ms}), for the run-time histogram
    * (lease to ACK). Rebuilt like version 2 rather than added with {@code ADD COLUMN}, which would
    * put it after the payload, where every ACK's read of it would walk the payload's overflow pages.
@@ -181,34 +211,76 @@ final class Schema {
     List<String> steps = new ArrayList<>();
     steps.add(
         "CREATE TABLE jobs_v3 ("
-            + " id INTEGER PRIMARY KEY AUTOINCREMENT,"
-            + " queue TEXT NOT NULL,"
-            + " state INTEGER NOT NULL CHECK (state BETWEEN 0 AND 4),"
-            + " priority INTEGER NOT NULL CHECK (priority BETWEEN 0 AND 3),"
-            + " attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),"
-            + " max_attempts INTEGER NOT NULL CHECK (max_attempts >= 1),"
-            + " fencing_number INTEGER NOT NULL DEFAULT 0,"
-            + " expiries INTEGER NOT NULL DEFAULT 0,"
-            + " failures INTEGER NOT NULL DEFAULT 0,"
-            + " enqueued_at_ms INTEGER NOT NULL,"
-            + " available_at_ms INTEGER NOT NULL,"
-            + " fencing_token BLOB,"
-            + " lease_expires_at_ms INTEGER,"
-            + " leased_at_ms INTEGER,"
-            + " finished_at_ms INTEGER,"
-            + " idempotency_key TEXT,"
-            + " last_error TEXT,"
-            + " dead_reason TEXT,"
-            + " type TEXT NOT NULL DEFAULT '',"
-            + " headers BLOB,"
-            + " payload_bytes INTEGER NOT NULL,"
-            + " payload_crc32c INTEGER NOT NULL,"
+            + JOBS_V3_COLUMNS_BEFORE_PAYLOAD
             // Last, so reading the other columns never walks the payload's overflow pages.
             + " payload BLOB NOT NULL"
             + ")");
     steps.addAll(replaceJobsWith("jobs_v3", carried, carried));
     steps.addAll(JOBS_INDEXES);
     steps.addAll(OPERATOR_INDEXES);
+    return List.copyOf(steps);
+  }
+
+  /**
+   * Payloads up to this size stay in the job's row; larger ones go to {@code job_payloads}. Below
+   * it a payload is cheap to carry through the row's rewrites and a second row would cost the
+   * enqueue more than it saves the lease and ACK; above it the rewrites cost more (measured in
+   * docs/benchmarks.md). Readers never consult it: a {@code NULL} payload column means "in
+   * job_payloads", so a later build may move it without migrating rows.
+   */
+  static final int PAYLOAD_IN_ROW_BYTES_MAX = 512;
+
+  /** Deletes a job's payload row with its job, if it has one. */
+  static final String PAYLOAD_DELETE_TRIGGER =
+      "CREATE TRIGGER jobs_delete_payload AFTER DELETE ON jobs"
+          + " BEGIN DELETE FROM job_payloads WHERE job_id = old.id; END";
+
+  /**
+   * A job's whole payload, read in a statement over {@code jobs}: from the row, or from {@code
+   * job_payloads} when the row's column is {@code NULL} (coalesce reads the second only then).
+   */
+  static final String PAYLOAD =
+      "coalesce(payload, (SELECT payload FROM job_payloads WHERE job_id = jobs.id))";
+
+  /**
+   * Version 4 moves payloads over {@link #PAYLOAD_IN_ROW_BYTES_MAX} out of the job's row into a
+   * table of their own, {@code job_payloads}, written once at enqueue and never updated. SQLite
+   * writes a row anew, overflow pages and all, whenever an update changes the size of its record,
+   * and a job's record changes size at every lease and ACK (the fencing token, the lease's end, the
+   * finish time): with an 8 KB payload in the row, every lease and every ACK wrote it to the WAL
+   * again. The table is rebuilt like version 2, as {@code payload} becomes nullable. The trigger
+   * deletes a job's payload row with the job, so no delete path (retention, purges, queue deletion)
+   * can leave one behind; a later migration that rebuilds {@code jobs} must create it again.
+   */
+  private static List<String> migrateToPayloadsOutOfRow() {
+    String carried =
+        "id, queue, state, priority, attempts, max_attempts, fencing_number, expiries, failures,"
+            + " enqueued_at_ms, available_at_ms, fencing_token, lease_expires_at_ms, leased_at_ms,"
+            + " finished_at_ms, idempotency_key, last_error, dead_reason, type, headers,"
+            + " payload_bytes, payload_crc32c";
+    String large = "payload_bytes > " + PAYLOAD_IN_ROW_BYTES_MAX;
+    List<String> steps = new ArrayList<>();
+    steps.add(
+        "CREATE TABLE job_payloads ("
+            + " job_id INTEGER PRIMARY KEY,"
+            + " payload BLOB NOT NULL"
+            + ")");
+    steps.add(
+        "INSERT INTO job_payloads (job_id, payload) SELECT id, payload FROM jobs WHERE " + large);
+    steps.add(
+        "CREATE TABLE jobs_v4 ("
+            + JOBS_V3_COLUMNS_BEFORE_PAYLOAD
+            // NULL: the payload is in job_payloads. Last, as before.
+            + " payload BLOB"
+            + ")");
+    steps.addAll(
+        replaceJobsWith(
+            "jobs_v4",
+            carried + ", CASE WHEN " + large + " THEN NULL ELSE payload END",
+            carried + ", payload"));
+    steps.addAll(JOBS_INDEXES);
+    steps.addAll(OPERATOR_INDEXES);
+    steps.add(PAYLOAD_DELETE_TRIGGER);
     return List.copyOf(steps);
   }
 

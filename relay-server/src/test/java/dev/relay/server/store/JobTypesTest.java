@@ -31,6 +31,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 class JobTypesTest {
   @Parameter Backend backend;
 
+  private static final byte[] LARGE_PAYLOAD = TestStores.bytes("x".repeat(2000));
+
   private static final List<Header> HEADERS =
       List.of(
           new Header("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
@@ -135,6 +137,10 @@ class JobTypesTest {
       assertThat(leased.jobId()).isEqualTo(1);
       assertThat(leased.payload()).isEqualTo(bytes("old payload"));
       assertThat(leased.type()).isEmpty();
+      // Version 4 moved the large payload out of its row, into job_payloads.
+      LeaseGrant large = TestStores.leaseOne(store, "q");
+      assertThat(large.jobId()).isEqualTo(3);
+      assertThat(large.payload()).isEqualTo(LARGE_PAYLOAD);
 
       long next = join(store.enqueue(typed("q", "email.send", HEADERS, 0))).jobId();
       assertThat(next).isEqualTo(6);
@@ -150,6 +156,9 @@ class JobTypesTest {
         }
       }
       assertThat(columns).endsWith("type", "headers", "payload_bytes", "payload_crc32c", "payload");
+      assertThat(Sqlite.queryLong(s, "SELECT job_id FROM job_payloads")).isEqualTo(3);
+      assertThat(Sqlite.queryLong(s, "SELECT COUNT(*) FROM jobs WHERE payload IS NULL"))
+          .isEqualTo(1);
       assertThat(
               Sqlite.queryLong(
                   s,
@@ -184,7 +193,8 @@ class JobTypesTest {
 
   /**
    * A file as schema version 1 wrote it: the version 1 DDL, job 1 ready with an idempotency key,
-   * and job 5 enqueued then purged, so the AUTOINCREMENT high-water mark is above every row.
+   * job 3 ready with a payload too large to stay in its row from version 4 on, and job 5 enqueued
+   * then purged, so the AUTOINCREMENT high-water mark is above every row.
    */
   private void writeVersion1File() throws SQLException {
     try (Connection c = backend.connect(dir);
@@ -226,6 +236,18 @@ class JobTypesTest {
               + " VALUES (1, 'q', 0, 0, 3, 0, 0, 'k1', 11, "
               + crc.getValue()
               + ", CAST('old payload' AS BLOB))");
+      crc.reset();
+      crc.update(LARGE_PAYLOAD);
+      try (java.sql.PreparedStatement large =
+          c.prepareStatement(
+              "INSERT INTO jobs (id, queue, state, priority, max_attempts, enqueued_at_ms,"
+                  + " available_at_ms, payload_bytes, payload_crc32c, payload)"
+                  + " VALUES (3, 'q', 0, 0, 3, 0, 0, ?, ?, ?)")) {
+        large.setInt(1, LARGE_PAYLOAD.length);
+        large.setLong(2, crc.getValue());
+        large.setBytes(3, LARGE_PAYLOAD);
+        large.executeUpdate();
+      }
       s.executeUpdate(
           "INSERT INTO jobs (id, queue, state, priority, max_attempts, enqueued_at_ms,"
               + " available_at_ms, payload_bytes, payload_crc32c, payload)"

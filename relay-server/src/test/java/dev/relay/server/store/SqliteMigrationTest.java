@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.relay.protocol.Header;
 import dev.relay.protocol.JobState;
 import dev.relay.protocol.ListOrder;
+import dev.relay.protocol.ProtocolLimits;
 import dev.relay.protocol.StateFilter;
 import dev.relay.server.store.postgres.PostgresConfig;
 import dev.relay.server.store.postgres.PostgresStore;
@@ -22,6 +23,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -267,7 +269,8 @@ class SqliteMigrationTest {
                       "q", bytes("later"), 1, clock.instant().plus(Duration.ofHours(1)), 3, null)))
               .jobId();
       assertThat(join(s.pause("p", true))).isEqualTo(Outcome.OK);
-      long paused = enqueue(s, "p", "waits");
+      // Too large for its row: SQLite keeps it in job_payloads, PostgreSQL in the row.
+      long paused = enqueue(s, "p", "waits".repeat(Schema.PAYLOAD_IN_ROW_BYTES_MAX));
       assertThat(inspect(s, dead).state()).isEqualTo(JobState.DEAD);
       return new Filled(leased, lease, done, dead, cancelled, ready, scheduled, paused);
     }
@@ -278,6 +281,10 @@ class SqliteMigrationTest {
     Map<String, Object> views = new LinkedHashMap<>();
     for (long id : jobs.ids()) {
       views.put("inspect " + id, inspect(s, id));
+      views.put(
+          "payload " + id,
+          join(s.payloadStart(id, ProtocolLimits.PAYLOAD_BYTES_MAX))
+              .map(p -> p.payloadBytes() + " " + HexFormat.of().formatHex(p.start())));
     }
     views.put("stats", join(s.stats()).queues());
     for (String queue : List.of("q", "p")) {

@@ -22,7 +22,7 @@ import java.util.Set;
 /**
  * The reads whose SQL differs from SQLite's: job listings, per-queue counts (counted in the
  * database, since no node's memory sees the others' writes) and the queues holding ready jobs.
- * Inspect, payload start and the dead list share SQLite's {@link Reads}.
+ * Inspect and the dead list share SQLite's {@link Reads}; the payload start reads its own query.
  */
 public final class PostgresReads {
   /** The dead jobs' scan of {@link dev.relay.server.store.JobStore#deadGroups}: jobs_dead_all. */
@@ -32,6 +32,10 @@ public final class PostgresReads {
           + ") FROM jobs WHERE state = "
           + PostgresSchema.DEAD
           + " ORDER BY id LIMIT ?";
+
+  /** The start of a payload, kept in the job's row here (TOAST stores it out of line). */
+  public static final String PAYLOAD_START =
+      "SELECT payload_bytes, substr(payload, 1, ?) FROM jobs WHERE id = ?";
 
   private static final String VIEW_COLUMNS =
       "SELECT id, queue, state, priority, attempts, max_attempts, fencing_number, expiries, failures,"

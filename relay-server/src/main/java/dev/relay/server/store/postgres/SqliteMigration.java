@@ -85,6 +85,19 @@ public final class SqliteMigration {
       COLUMNS.stream().map(Column::name).collect(Collectors.joining(", "));
   private static final String PAGE =
       "SELECT " + NAMES + " FROM jobs WHERE id > ? ORDER BY id LIMIT ?";
+  // SQLite keeps a large payload out of the job's row, in job_payloads (schema version 4); a job
+  // with neither reads a NULL payload, which PostgreSQL's NOT NULL refuses, ending the migration.
+  private static final String SQLITE_PAGE =
+      "SELECT "
+          + COLUMNS.stream()
+              .map(
+                  c ->
+                      c.name().equals("payload")
+                          ? "coalesce(jobs.payload, job_payloads.payload)"
+                          : c.name())
+              .collect(Collectors.joining(", "))
+          + " FROM jobs LEFT JOIN job_payloads ON job_payloads.job_id = jobs.id"
+          + " WHERE id > ? ORDER BY id LIMIT ?";
   private static final String INSERT_JOB =
       "INSERT INTO jobs ("
           + NAMES
@@ -226,7 +239,7 @@ public final class SqliteMigration {
     MessageDigest digest = sha256();
     long copied = 0;
     long after = 0;
-    try (PreparedStatement page = from.prepareStatement(PAGE);
+    try (PreparedStatement page = from.prepareStatement(SQLITE_PAGE);
         PreparedStatement insert = to.prepareStatement(INSERT_JOB)) {
       while (true) {
         page.setLong(1, after);
