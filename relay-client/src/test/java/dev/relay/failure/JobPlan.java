@@ -21,11 +21,14 @@ import java.util.Set;
 record JobPlan(String queue, int count, int failEvery, int okAttempts, int failAttempts) {
   private static final String KEY_PREFIX = "job-";
   private static final String FAILING_PAYLOAD_PREFIX = "fail-";
+  private static final String OK_PAYLOAD_PREFIX = "ok-";
+
+  /** Over the 512 bytes SQLite keeps in a job's row (schema version 4). */
+  private static final int LARGE_PAYLOAD_BYTES = 2_000;
 
   JobSpec spec(int i) {
     boolean failing = meantToFail(i);
-    String payload = (failing ? FAILING_PAYLOAD_PREFIX : "ok-") + i;
-    return JobSpecs.builder(queue, payload.getBytes(StandardCharsets.UTF_8))
+    return JobSpecs.builder(queue, payload(failing ? FAILING_PAYLOAD_PREFIX : OK_PAYLOAD_PREFIX, i))
         .idempotencyKey(KEY_PREFIX + i)
         .attemptsMax(failing ? failAttempts : okAttempts)
         .build();
@@ -35,8 +38,33 @@ record JobPlan(String queue, int count, int failEvery, int okAttempts, int failA
     return i % failEvery == 0;
   }
 
+  /**
+   * Whether {@code job} is meant to fail, read from its payload; first asserts the payload is byte
+   * for byte what the plan enqueued, so a run fails (its worker throws) if a crash damaged one.
+   */
   static boolean meantToFail(Job job) {
-    return new String(job.payload(), StandardCharsets.UTF_8).startsWith(FAILING_PAYLOAD_PREFIX);
+    String text = new String(job.payload(), StandardCharsets.UTF_8);
+    boolean failing = text.startsWith(FAILING_PAYLOAD_PREFIX);
+    String prefix = failing ? FAILING_PAYLOAD_PREFIX : OK_PAYLOAD_PREFIX;
+    int end = text.indexOf(';');
+    assertThat(text).as("payload of job %d", job.id()).startsWith(prefix);
+    assertThat(end).as("payload of job %d", job.id()).isPositive();
+    int index = Integer.parseInt(text.substring(prefix.length(), end));
+    assertThat(job.payload())
+        .as("payload of job %d (job-%d)", job.id(), index)
+        .isEqualTo(payload(prefix, index));
+    return failing;
+  }
+
+  /**
+   * Job {@code i}'s payload: its prefix and number, and for every odd {@code i} padding to {@value
+   * #LARGE_PAYLOAD_BYTES} bytes, so a run stores payloads both in the job's row and, on SQLite, in
+   * the table of large payloads.
+   */
+  private static byte[] payload(String prefix, int i) {
+    String head = prefix + i + ";";
+    String text = i % 2 == 1 ? head + "x".repeat(LARGE_PAYLOAD_BYTES - head.length()) : head;
+    return text.getBytes(StandardCharsets.UTF_8);
   }
 
   /** The plan's number of an inspected job, from its idempotency key. */
