@@ -22,6 +22,7 @@ import java.util.Set;
  * @param workers relay-client connections, each running one {@code Worker}
  * @param concurrency jobs each worker holds and runs at once
  * @param payloadBytes bytes of every job's payload
+ * @param largePayloadBytes bytes of every payload of the payloads scenario's large drains
  * @param enqueueBatchJobs jobs per ENQUEUE_BATCH request when filling a queue
  * @param totalConcurrencies total worker concurrency of the threads scenario, split over up to
  *     {@code workers} workers
@@ -45,6 +46,7 @@ record BenchConfig(
     int workers,
     int concurrency,
     int payloadBytes,
+    int largePayloadBytes,
     int enqueueBatchJobs,
     List<Integer> totalConcurrencies,
     int deepBacklogJobs,
@@ -76,6 +78,7 @@ record BenchConfig(
   static final int PAYLOAD_BYTES_DEFAULT = 64;
   static final int PAYLOAD_BYTES_MIN = 0;
   static final int PAYLOAD_BYTES_MAX = 65_536;
+  static final int LARGE_PAYLOAD_BYTES_DEFAULT = 8192;
   static final int ENQUEUE_BATCH_JOBS_DEFAULT = 100;
   static final int ENQUEUE_BATCH_JOBS_MIN = 1;
   static final int ENQUEUE_BATCH_JOBS_MAX = 1000;
@@ -114,6 +117,7 @@ record BenchConfig(
     range("workers", workers, WORKERS_MIN, WORKERS_MAX);
     range("concurrency", concurrency, CONCURRENCY_MIN, CONCURRENCY_MAX);
     range("payloadBytes", payloadBytes, PAYLOAD_BYTES_MIN, PAYLOAD_BYTES_MAX);
+    range("largePayloadBytes", largePayloadBytes, PAYLOAD_BYTES_MIN, PAYLOAD_BYTES_MAX);
     range("enqueueBatchJobs", enqueueBatchJobs, ENQUEUE_BATCH_JOBS_MIN, ENQUEUE_BATCH_JOBS_MAX);
     totalConcurrencies = List.copyOf(totalConcurrencies);
     if (totalConcurrencies.isEmpty()) {

@@ -99,6 +99,13 @@ public final class BenchMain implements Callable<Integer> {
   int payloadBytes;
 
   @Option(
+      names = "--large-payload-bytes",
+      defaultValue = "" + BenchConfig.LARGE_PAYLOAD_BYTES_DEFAULT,
+      description =
+          "Payload of every job of the payloads scenario's large drains. Default: ${DEFAULT-VALUE}.")
+  int largePayloadBytes;
+
+  @Option(
       names = "--enqueue-batch-jobs",
       defaultValue = "" + BenchConfig.ENQUEUE_BATCH_JOBS_DEFAULT,
       description = "Jobs per ENQUEUE_BATCH when filling a queue. Default: ${DEFAULT-VALUE}.")
@@ -267,6 +274,7 @@ public final class BenchMain implements Callable<Integer> {
       case SINGLE -> new SingleScenario(config, report).run();
       case LATENCY -> new LatencyScenario(config, report).run();
       case QUEUES -> new QueuesScenario(config, report).run();
+      case PAYLOADS -> new PayloadsScenario(config, report).run();
       case POSTGRES -> new PostgresScenario(config, report).run();
     }
   }
@@ -281,6 +289,7 @@ public final class BenchMain implements Callable<Integer> {
         workers,
         concurrency,
         payloadBytes,
+        largePayloadBytes,
         enqueueBatchJobs,
         totalConcurrencies,
         deepBacklogJobs,
@@ -326,6 +335,7 @@ public final class BenchMain implements Callable<Integer> {
     m.put("workers", c.workers());
     m.put("concurrency", c.concurrency());
     m.put("payloadBytes", c.payloadBytes());
+    m.put("largePayloadBytes", c.largePayloadBytes());
     m.put("enqueueBatchJobs", c.enqueueBatchJobs());
     m.put("totalConcurrencies", c.totalConcurrencies());
     m.put("deepBacklogJobs", c.deepBacklogJobs());

@@ -38,8 +38,22 @@ final class Measurements {
   /** Enqueues {@code jobs} on a fresh queue of {@code server}, then drains them end to end. */
   EndToEnd endToEnd(
       ServerProcess server, RelayClient admin, String tag, int jobs, int workers, int concurrency) {
+    return endToEnd(
+        server, admin, tag, jobs, workers, concurrency, payload, config.enqueueBatchJobs());
+  }
+
+  /** The same with payloads of {@code payload}, enqueued {@code batchJobs} at a time. */
+  EndToEnd endToEnd(
+      ServerProcess server,
+      RelayClient admin,
+      String tag,
+      int jobs,
+      int workers,
+      int concurrency,
+      byte[] payload,
+      int batchJobs) {
     String queue = freshQueue(tag);
-    Produced fill = new Producer(admin, queue, config.enqueueBatchJobs(), payload).fill(jobs);
+    Produced fill = new Producer(admin, queue, batchJobs, payload).fill(jobs);
     EndToEndDrain.Result drain =
         EndToEndDrain.run(server, admin, queue, jobs, workers, concurrency, clientCpu);
     return new EndToEnd(fill, drain);

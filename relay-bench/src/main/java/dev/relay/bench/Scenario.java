@@ -33,6 +33,12 @@ enum Scenario {
   /** The Worker shape with every LEASE naming 16 queues against naming 1. */
   QUEUES,
   /**
+   * The Worker shape with payloads of {@code --payload-bytes} against {@code
+   * --large-payload-bytes}, interleaved on one server: what a payload's size costs a lease and an
+   * ACK.
+   */
+  PAYLOADS,
+  /**
    * Relay on PostgreSQL with one and with two nodes against a plain SKIP LOCKED worker loop on the
    * same database, interleaved (issue 16).
    */

@@ -91,7 +91,7 @@ class BenchSmokeIT {
     }
     assertThat(report.get("configuration").get("jobs").asInt()).isEqualTo(200);
     assertThat(report.get("configuration").get("fsync").asText()).contains("--macos-fsync");
-    assertThat(report.get("loadAverage1m").size()).isEqualTo(18);
+    assertThat(report.get("loadAverage1m").size()).isEqualTo(20);
 
     JsonNode figures = report.get("figures");
     assertThat(fieldNames(figures)).containsAll(expectedFigures());
@@ -131,6 +131,7 @@ class BenchSmokeIT {
             "ratio.latency.p50OverTwoFsyncs",
             "ratio.latency.p50OverTwoMeanFsyncs",
             "ratio.queues.sixteenOverOne",
+            "ratio.payloads.largeOverSmall",
             "ratio.postgres.relay1OverLoop",
             "ratio.postgres.relay2OverLoop");
     for (String name : fieldNames(ratios)) {
@@ -177,6 +178,8 @@ class BenchSmokeIT {
             "latency.unloaded",
             "queues.one",
             "queues.sixteen",
+            "payloads.small",
+            "payloads.large",
             "postgres.relay1",
             "postgres.relay2")) {
       DRAIN_FIGURES.forEach(f -> names.add(prefix + "." + f));
