@@ -31,8 +31,9 @@ public final class Reads {
   private static final String INSPECT = VIEW_COLUMNS + " WHERE id = ?";
 
   /**
-   * The start of a payload, from SQLite's table of payloads. substr of a BLOB counts bytes: only
-   * the pages of the asked-for start are read. Parameters: the bytes wanted, the job id.
+   * The start of a payload, from the job's row or, when that holds none, from {@code job_payloads}
+   * (schema version 4). substr of a BLOB counts bytes: only the pages of the asked-for start are
+   * read. Parameters: the bytes wanted, the job id.
    */
   public static final String PAYLOAD_START =
       "SELECT payload_bytes, coalesce(substr(payload, 1, ?1),"

@@ -231,7 +231,7 @@ final class Schema {
   static final int PAYLOAD_IN_ROW_BYTES_MAX = 512;
 
   /** Deletes a job's payload row with its job, if it has one. */
-  static final String PAYLOAD_DELETE_TRIGGER =
+  private static final String PAYLOAD_DELETE_TRIGGER =
       "CREATE TRIGGER jobs_delete_payload AFTER DELETE ON jobs"
           + " BEGIN DELETE FROM job_payloads WHERE job_id = old.id; END";
 
