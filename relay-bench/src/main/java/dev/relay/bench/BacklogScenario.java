@@ -43,15 +43,9 @@ final class BacklogScenario extends ScenarioRun {
           deepWarmupMax,
           jobs -> drainDeep(deep, deepAdmin, jobs));
       settle("backlog", shallow.pid(), deep.pid());
-      for (int rep = 0; rep < config.repetitions(); rep++) {
-        if (rep % 2 == 0) {
-          measureShallow(shallow, shallowAdmin);
-          Measurements.recordDrain(report, DEEP, drainDeep(deep, deepAdmin, config.jobs()));
-        } else {
-          Measurements.recordDrain(report, DEEP, drainDeep(deep, deepAdmin, config.jobs()));
-          measureShallow(shallow, shallowAdmin);
-        }
-      }
+      interleave(
+          () -> measureShallow(shallow, shallowAdmin),
+          () -> Measurements.recordDrain(report, DEEP, drainDeep(deep, deepAdmin, config.jobs())));
       noteMeasuredCompiling("backlog");
       report
           .figure(DEEP + ".depthAtEndJobs", "jobs", "jobs still waiting in the deep queue")

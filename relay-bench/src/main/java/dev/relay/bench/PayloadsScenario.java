@@ -46,15 +46,7 @@ final class PayloadsScenario extends ScenarioRun {
           (long) config.jobs() + config.warmupJobs(),
           jobs -> drainLarge(server, admin, "warmup-large", jobs));
       settle("payloads", server.pid());
-      for (int rep = 0; rep < config.repetitions(); rep++) {
-        if (rep % 2 == 0) {
-          measureSmall(server, admin);
-          measureLarge(server, admin);
-        } else {
-          measureLarge(server, admin);
-          measureSmall(server, admin);
-        }
-      }
+      interleave(() -> measureSmall(server, admin), () -> measureLarge(server, admin));
       noteMeasuredCompiling("payloads");
     }
     report.ratio(

@@ -37,15 +37,7 @@ final class QueuesScenario extends ScenarioRun {
           (long) config.jobs() + config.warmupJobs(),
           jobs -> drainSixteen(server, admin, empty, "warmup-sixteen", jobs));
       settle("queues", server.pid());
-      for (int rep = 0; rep < config.repetitions(); rep++) {
-        if (rep % 2 == 0) {
-          measureOne(server, admin);
-          measureSixteen(server, admin, empty);
-        } else {
-          measureSixteen(server, admin, empty);
-          measureOne(server, admin);
-        }
-      }
+      interleave(() -> measureOne(server, admin), () -> measureSixteen(server, admin, empty));
       noteMeasuredCompiling("queues");
     }
     report.ratio(

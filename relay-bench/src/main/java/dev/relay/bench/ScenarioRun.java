@@ -165,6 +165,22 @@ abstract class ScenarioRun {
     report.note(scenario + ": during the measurements " + measuredFrom.end().describe());
   }
 
+  /**
+   * Runs {@code first} and {@code second} once per repetition, swapping their order each time, so
+   * that a machine speeding up or slowing down during the run weighs on both alike.
+   */
+  void interleave(Runnable first, Runnable second) {
+    for (int rep = 0; rep < config.repetitions(); rep++) {
+      if (rep % 2 == 0) {
+        first.run();
+        second.run();
+      } else {
+        second.run();
+        first.run();
+      }
+    }
+  }
+
   int warmupJobs(CommitMode mode) {
     return mode == CommitMode.GROUP ? config.warmupJobs() : config.perOperationWarmupJobs();
   }

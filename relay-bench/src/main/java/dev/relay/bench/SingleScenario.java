@@ -26,15 +26,7 @@ final class SingleScenario extends ScenarioRun {
       warmUp(server, admin);
       warmUpSingle(server, admin);
       settle("single", server.pid());
-      for (int rep = 0; rep < config.repetitions(); rep++) {
-        if (rep % 2 == 0) {
-          measureSingle(server, admin);
-          measureWorker(server, admin);
-        } else {
-          measureWorker(server, admin);
-          measureSingle(server, admin);
-        }
-      }
+      interleave(() -> measureSingle(server, admin), () -> measureWorker(server, admin));
       noteMeasuredCompiling("single");
     }
     report.ratio(
