@@ -373,10 +373,11 @@ public final class RelayClient implements AutoCloseable {
 
   /**
    * One page of the jobs of {@code queue} in {@code state} (ready means available now; scheduled,
-   * ready but available later, by the server's clock), in job id order: oldest or newest first,
-   * continuing after {@code afterJobId} ({@link JobsList#FROM_START} for the first page), at most
-   * {@code limit} (1..{@link ProtocolLimits#JOBS_LIST_PAGE_MAX}) jobs. An unknown queue gives an
-   * empty page. Worker connections may list, as they may inspect.
+   * ready but available later, by the server's clock), in job id order (done and cancelled jobs in
+   * the order they finished): oldest or newest first, continuing after {@code afterJobId} ({@link
+   * JobsList#FROM_START} for the first page), at most {@code limit} (1..{@link
+   * ProtocolLimits#JOBS_LIST_PAGE_MAX}) jobs. An unknown queue gives an empty page. Worker
+   * connections may list, as they may inspect.
    */
   public CompletableFuture<JobsPage> jobsList(
       String queue, StateFilter state, ListOrder order, long afterJobId, int limit) {

@@ -2,11 +2,14 @@ package dev.relay.protocol;
 
 import java.util.Optional;
 
-/** The order of a JOBS_LIST: by job id, which is enqueue order. */
+/**
+ * The order of a JOBS_LIST: by job id, which is enqueue order; done and cancelled jobs by the time
+ * they finished (then by id), which is the order retention deletes them in.
+ */
 public enum ListOrder {
-  /** Lowest job id (enqueued earliest) first. */
+  /** Lowest job id (enqueued earliest) first; done and cancelled: finished earliest first. */
   OLDEST_FIRST(0),
-  /** Highest job id (enqueued latest) first. */
+  /** Highest job id (enqueued latest) first; done and cancelled: finished latest first. */
   NEWEST_FIRST(1);
 
   private final int code;

@@ -41,7 +41,9 @@ final class JobsCommand implements Callable<Integer> {
   @Command(
       name = "list",
       mixinStandardHelpOptions = true,
-      description = "List one page of the jobs of a queue in one state, by job id.")
+      description =
+          "List one page of the jobs of a queue in one state, by job id (done and cancelled"
+              + " by finish time).")
   static final class ListCommand implements Callable<Integer> {
     static final int LIMIT_DEFAULT = 50;
 

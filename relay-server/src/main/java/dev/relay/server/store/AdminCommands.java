@@ -114,9 +114,8 @@ final class AdminCommands {
    * freeing a slot under {@code queuesMax}. A queue with such jobs is INVALID_STATE with the
    * counts.
    *
-   * <p>Finding the done and cancelled rows reads every finished job ({@code jobs_finished}), as the
-   * retention purge does; the in-memory counts say how many must go, and the statement must delete
-   * exactly that many.
+   * <p>The done and cancelled rows are the queue's part of {@code jobs_finished_in_queue}; the
+   * in-memory counts say how many must go, and the statement must delete exactly that many.
    */
   static WriteCommand<QueueDeletion> deleteQueue(String queue) {
     return context -> {

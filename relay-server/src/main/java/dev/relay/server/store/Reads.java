@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * The read-only queries: inspect, job and dead listings, stats and backup. They run on {@link
@@ -83,24 +84,35 @@ public final class Reads {
   }
 
   /**
-   * One page of the jobs of {@code queue} in {@code state}, in job id order. Each state reads its
-   * partial index, named with {@code INDEXED BY} so a plan can never fall back to a table scan
-   * (SQLite fails the statement instead): ready and scheduled read the queue's part of {@code
-   * jobs_ready} and sort it by id, so their cost grows with the queue's ready depth; leased reads
-   * {@code jobs_leased} (every lease) and sorts; dead, done and cancelled walk {@code (queue, id)}
-   * indexes and stop at the limit.
+   * One page of the jobs of {@code queue} in {@code state}: done and cancelled jobs in finish order
+   * ({@link #inFinishOrder}), the others in job id order. Each state reads its partial index, named
+   * with {@code INDEXED BY} so a plan can never fall back to a table scan (SQLite fails the
+   * statement instead): ready and scheduled read the queue's part of {@code jobs_ready} and sort it
+   * by id, so their cost grows with the queue's ready depth; leased reads {@code jobs_leased}
+   * (every lease) and sorts; dead walks {@code jobs_dead (queue, id)}, done and cancelled walk
+   * {@code jobs_finished_in_queue (queue, state, finished_at_ms)}, and stop at the limit.
    */
   JobsPage jobsList(
       Connection c, String queue, StateFilter state, ListOrder order, long afterJobId, int limit)
       throws SQLException {
     boolean oldestFirst = order == ListOrder.OLDEST_FIRST;
     long cursor = afterJobId != 0 ? afterJobId : oldestFirst ? 0 : Long.MAX_VALUE;
+    OptionalLong finishedAt = OptionalLong.empty();
+    if (inFinishOrder(state)) {
+      finishedAt = finishedAtCursor(c, queue, state, oldestFirst, afterJobId);
+      if (finishedAt.isEmpty()) {
+        return new JobsPage(List.of(), 0);
+      }
+    }
     List<JobView> jobs = new ArrayList<>();
     try (PreparedStatement s = c.prepareStatement(jobsListSql(state, oldestFirst))) {
       s.setString(1, queue);
       s.setLong(2, clock.millis());
       s.setLong(3, cursor);
       s.setInt(4, limit);
+      if (finishedAt.isPresent()) {
+        s.setLong(5, finishedAt.getAsLong());
+      }
       try (ResultSet r = s.executeQuery()) {
         while (r.next()) {
           jobs.add(view(r));
@@ -111,7 +123,49 @@ public final class Reads {
     return new JobsPage(jobs, next);
   }
 
-  /** Parameters: ?1 queue, ?2 now (ready and scheduled only), ?3 the cursor id, ?4 the limit. */
+  /**
+   * Whether JOBS_LIST of {@code state} is in finish order, not in job id order: done, cancelled.
+   */
+  public static boolean inFinishOrder(StateFilter state) {
+    return state == StateFilter.DONE || state == StateFilter.CANCELLED;
+  }
+
+  /** The cursor job's finish time, when it is a job of the queue in the state listed. */
+  private static final String FINISHED_AT_OF_CURSOR =
+      "SELECT finished_at_ms FROM jobs WHERE id = ? AND queue = ? AND state = ?";
+
+  /**
+   * The finish time a page of done or cancelled jobs continues after, with the cursor's id: the
+   * cursor job's own; at the start of the listing, one before every job (oldest first) or after
+   * every job (newest first). Both stores purge a queue's done and cancelled jobs in this same
+   * order, so when the cursor job is no longer listed (purged, or the queue deleted) every job
+   * before it has gone too: oldest first the listing goes on from the first job left (the time
+   * answered is {@code Long.MIN_VALUE}), newest first it has ended (empty). A cursor that never
+   * named such a job is treated alike. Shared by both stores: the statement is plain SQL.
+   */
+  public static OptionalLong finishedAtCursor(
+      Connection c, String queue, StateFilter state, boolean oldestFirst, long afterJobId)
+      throws SQLException {
+    if (afterJobId == 0) {
+      return OptionalLong.of(oldestFirst ? Long.MIN_VALUE : Long.MAX_VALUE);
+    }
+    try (PreparedStatement s = c.prepareStatement(FINISHED_AT_OF_CURSOR)) {
+      s.setLong(1, afterJobId);
+      s.setString(2, queue);
+      s.setInt(3, state == StateFilter.DONE ? Schema.DONE : Schema.CANCELLED);
+      try (ResultSet r = s.executeQuery()) {
+        if (r.next()) {
+          return OptionalLong.of(r.getLong(1));
+        }
+      }
+    }
+    return oldestFirst ? OptionalLong.of(Long.MIN_VALUE) : OptionalLong.empty();
+  }
+
+  /**
+   * Parameters: ?1 queue, ?2 now (ready and scheduled only), ?3 the cursor id, ?4 the limit, ?5 the
+   * cursor's finish time ({@link #finishedAtCursor}; done and cancelled only).
+   */
   static String jobsListSql(StateFilter state, boolean oldestFirst) {
     String finished = "state IN (" + Schema.DONE + ", " + Schema.CANCELLED + ") AND state = ";
     String index;
@@ -134,20 +188,26 @@ public final class Reads {
         where = "state = " + Schema.DEAD;
       }
       // The IN term repeats the partial index's own WHERE, which SQLite needs to see to use it.
-      case DONE -> {
-        index = "jobs_finished_queue";
-        where = finished + Schema.DONE;
-      }
-      case CANCELLED -> {
-        index = "jobs_finished_queue";
-        where = finished + Schema.CANCELLED;
+      case DONE, CANCELLED -> {
+        index = "jobs_finished_in_queue";
+        where = finished + (state == StateFilter.DONE ? Schema.DONE : Schema.CANCELLED);
       }
       default -> throw new IllegalArgumentException("no listing for " + state);
+    }
+    String after;
+    if (inFinishOrder(state)) {
+      // The index's entries end with the row id: (finished_at_ms, id) is its order in the queue.
+      after =
+          oldestFirst
+              ? " AND (finished_at_ms, id) > (?5, ?3) ORDER BY finished_at_ms, id"
+              : " AND (finished_at_ms, id) < (?5, ?3) ORDER BY finished_at_ms DESC, id DESC";
+    } else {
+      after = oldestFirst ? " AND id > ?3 ORDER BY id" : " AND id < ?3 ORDER BY id DESC";
     }
     return VIEW_COLUMNS.replace(" FROM jobs", " FROM jobs INDEXED BY " + index)
         + " WHERE queue = ?1 AND "
         + where
-        + (oldestFirst ? " AND id > ?3 ORDER BY id" : " AND id < ?3 ORDER BY id DESC")
+        + after
         + " LIMIT ?4";
   }
 

@@ -44,6 +44,8 @@ public final class SqliteStore implements JobStore {
   private final Reads queries;
   private final Housekeeping housekeeping;
   private final AtomicBoolean closed = new AtomicBoolean();
+  // One for the store's life: it remembers the queue where the last purge stopped.
+  private final PurgeCommand purge = new PurgeCommand();
 
   private SqliteStore(StoreConfig config, InstantSource clock, StoreParts parts) {
     this.config = config;
@@ -258,7 +260,7 @@ public final class SqliteStore implements JobStore {
 
   @Override
   public long purgeFinished() {
-    return writer.await(writer.submit(new PurgeCommand()));
+    return writer.await(writer.submit(purge));
   }
 
   /**

@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What a {@link WriteCommand} may use: the write connection's cached statements, the time read once
@@ -152,6 +153,11 @@ final class WriteContext implements AutoCloseable {
   /** Jobs of {@code queue} in {@code state}, including changes not yet committed. */
   long count(String queue, JobState state) {
     return committed.get(queue, state) + batch.delta(queue, state) + command.delta(queue, state);
+  }
+
+  /** The queues with a job in {@code state} as of the last commit. */
+  Set<String> committedQueuesWith(JobState state) {
+    return committed.queuesWith(state);
   }
 
   /** Jobs of {@code queue} in any state, including changes not yet committed. */

@@ -5,6 +5,7 @@ import static dev.relay.server.store.TestStores.join;
 import static dev.relay.server.store.TestStores.leaseOne;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.FencingToken;
 import dev.relay.protocol.ListOrder;
 import dev.relay.protocol.StateFilter;
 import java.nio.file.Path;
@@ -14,7 +15,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -25,7 +28,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * JOBS_LIST's store read: one state of one queue, ready and scheduled split by the store's clock,
- * in id order either way, paged by a cursor, each state through its index.
+ * in id order either way (done and cancelled in finish order), paged by a cursor, each state
+ * through its index.
  */
 @ParameterizedClass
 @EnumSource(Backend.class)
@@ -119,6 +123,76 @@ class JobsListTest {
                     "q", StateFilter.READY, ListOrder.NEWEST_FIRST, older.nextAfterJobId(), 3))
                 .jobs())
         .isEmpty();
+  }
+
+  private JobsPage donePage(ListOrder order, long afterJobId, int limit) {
+    return join(store.jobsList("q", StateFilter.DONE, order, afterJobId, limit));
+  }
+
+  private long done(long id) {
+    join(store.ack(id, leaseOne(store, "q").token()));
+    return id;
+  }
+
+  @Test
+  void done_and_cancelled_jobs_list_in_finish_order_and_page_by_it() {
+    long first = enqueue(Duration.ZERO);
+    long second = enqueue(Duration.ZERO);
+    long third = enqueue(Duration.ZERO);
+    long fourth = enqueue(Duration.ZERO);
+    // Leased in id order; finished in the order 4, 2, 1, 3, two of them in the same millisecond.
+    Map<Long, FencingToken> tokens = new HashMap<>();
+    for (int i = 0; i < 4; i++) {
+      LeaseGrant grant = leaseOne(store, "q");
+      tokens.put(grant.jobId(), grant.token());
+    }
+    join(store.ack(fourth, tokens.get(fourth)));
+    clock.advanceMillis(5);
+    join(store.ack(second, tokens.get(second)));
+    join(store.ack(first, tokens.get(first)));
+    clock.advanceMillis(5);
+    join(store.ack(third, tokens.get(third)));
+    long cancelledLater = enqueue(Duration.ofMinutes(1));
+    long cancelledEarlier = enqueue(Duration.ofMinutes(1));
+    join(store.cancel(cancelledEarlier));
+    clock.advanceMillis(1);
+    join(store.cancel(cancelledLater));
+
+    assertThat(ids(StateFilter.DONE, ListOrder.OLDEST_FIRST))
+        .containsExactly(fourth, first, second, third);
+    assertThat(ids(StateFilter.DONE, ListOrder.NEWEST_FIRST))
+        .containsExactly(third, second, first, fourth);
+    assertThat(ids(StateFilter.CANCELLED, ListOrder.OLDEST_FIRST))
+        .containsExactly(cancelledEarlier, cancelledLater);
+
+    JobsPage page = donePage(ListOrder.OLDEST_FIRST, 0, 2);
+    assertThat(ids(page)).containsExactly(fourth, first);
+    assertThat(ids(donePage(ListOrder.OLDEST_FIRST, page.nextAfterJobId(), 2)))
+        .containsExactly(second, third);
+    JobsPage newest = donePage(ListOrder.NEWEST_FIRST, 0, 2);
+    assertThat(ids(newest)).containsExactly(third, second);
+    JobsPage older = donePage(ListOrder.NEWEST_FIRST, newest.nextAfterJobId(), 5);
+    assertThat(ids(older)).containsExactly(first, fourth);
+    assertThat(older.nextAfterJobId()).isZero();
+  }
+
+  @Test
+  void a_cursor_job_no_longer_listed_starts_over_oldest_first_and_ends_newest_first()
+      throws SQLException {
+    long purged = done(enqueue(Duration.ZERO));
+    clock.advanceMillis(1);
+    long left = done(enqueue(Duration.ZERO));
+    long ready = enqueue(Duration.ZERO);
+    // The first job is purged between two pages: every job finished before it went too.
+    try (Connection c = backend.connect(dir);
+        Statement s = c.createStatement()) {
+      s.executeUpdate("DELETE FROM jobs WHERE id = " + purged);
+    }
+
+    assertThat(ids(donePage(ListOrder.OLDEST_FIRST, purged, 5))).containsExactly(left);
+    assertThat(donePage(ListOrder.NEWEST_FIRST, purged, 5).jobs()).isEmpty();
+    // A cursor that is not a done job of the queue is treated alike.
+    assertThat(ids(donePage(ListOrder.OLDEST_FIRST, ready, 5))).containsExactly(left);
   }
 
   @Test

@@ -265,11 +265,20 @@ class QueueDepthsTest {
     try (Connection sameRelease = db.connect();
         Statement s = sameRelease.createStatement()) {
       // A node of this build starting at the same time does not count.
-      s.execute("SET application_name = 'relay-server schema 2'");
+      s.execute("SET application_name = 'relay-server schema 3'");
       a = node();
     }
-    assertThat(schemaVersion()).isEqualTo(2);
+    assertThat(schemaVersion()).isEqualTo(3);
     assertThat(depths()).containsEntry("q", 1L);
+    // Version 3: done and cancelled jobs listed in finish order along their index.
+    try (Connection c = db.connect();
+        Statement s = c.createStatement();
+        ResultSet r =
+            s.executeQuery(
+                "SELECT indexdef FROM pg_indexes WHERE indexname = 'jobs_finished_queue'")) {
+      r.next();
+      assertThat(r.getString(1)).contains("(queue, state, finished_at_ms, id)");
+    }
   }
 
   /** Stops both nodes and turns the database back into what schema version 1 looked like. */

@@ -110,6 +110,38 @@ class RetentionTest {
   }
 
   @Test
+  void purges_reach_every_queue_when_more_hold_finished_jobs_than_one_purge_reads() {
+    open(2);
+    List<Long> ids = new ArrayList<>();
+    for (String queue : List.of("a", "b", "c", "d", "e")) {
+      ids.add(doneJob(queue, null));
+    }
+    long cancelled = enqueue(store, "c", "x");
+    join(store.cancel(cancelled));
+    clock.advanceMillis(1);
+    long kept = doneJob("b", null);
+    // Retention has passed for every job but the last, finished a millisecond later.
+    clock.advance(RETENTION.minusMillis(1));
+
+    // Two index reads per purge (SQLite): a and b; c's done and c's cancelled; d and e; then b's
+    // read finds nothing due. Without starting after the queue the last purge stopped at, the
+    // second purge would read b again and delete one job.
+    assertThat(store.purgeFinished()).isEqualTo(2);
+    assertThat(join(store.inspect(ids.get(0)))).isEmpty();
+    assertThat(join(store.inspect(ids.get(1)))).isEmpty();
+    assertThat(store.purgeFinished()).isEqualTo(2);
+    assertThat(join(store.inspect(ids.get(2)))).isEmpty();
+    assertThat(store.purgeFinished()).isEqualTo(2);
+    assertThat(join(store.inspect(cancelled))).isEmpty();
+    assertThat(join(store.inspect(ids.get(4)))).isEmpty();
+    assertThat(store.purgeFinished()).isZero();
+    assertThat(join(store.inspect(kept))).isPresent();
+    clock.advanceMillis(1);
+    assertThat(store.purgeFinished()).isEqualTo(1);
+    assertThat(join(store.inspect(kept))).isEmpty();
+  }
+
+  @Test
   void purged_pages_are_returned_to_the_file_system() {
     backend.onlySqlite("pages of the database file");
     open(StoreConfig.PURGE_BATCH_MAX_MAX);

@@ -97,10 +97,12 @@ class SchemaTest {
       assertThat(
               plan(
                   c,
-                  "SELECT id, queue, state FROM jobs WHERE state IN (2, 4)"
+                  "SELECT id FROM jobs WHERE queue = 'q' AND state IN (2, 4) AND state = 2"
                       + " AND finished_at_ms <= 5 ORDER BY finished_at_ms LIMIT 10"))
-          .contains("INDEX jobs_finished")
+          .contains("INDEX jobs_finished_in_queue")
           .doesNotContain("TEMP B-TREE");
+      assertThat(plan(c, "DELETE FROM jobs WHERE state IN (2, 4) AND queue = 'q'"))
+          .contains("INDEX jobs_finished_in_queue");
       assertThat(
               plan(
                   c,

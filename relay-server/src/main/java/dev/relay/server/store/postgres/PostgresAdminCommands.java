@@ -77,7 +77,7 @@ final class PostgresAdminCommands {
       "SELECT 1 FROM jobs WHERE state = " + PostgresSchema.READY + " AND queue = ? LIMIT 1";
   private static final String PURGE =
       "DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state IN (%s)"
-          + " AND finished_at_ms <= ? ORDER BY finished_at_ms LIMIT ? FOR UPDATE SKIP LOCKED)"
+          + " AND finished_at_ms <= ? ORDER BY finished_at_ms, id LIMIT ? FOR UPDATE SKIP LOCKED)"
           + " RETURNING queue";
   private static final String PURGE_FINISHED =
       PURGE.formatted(PostgresSchema.DONE + ", " + PostgresSchema.CANCELLED);

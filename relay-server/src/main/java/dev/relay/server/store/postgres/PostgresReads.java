@@ -17,6 +17,7 @@ import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -144,18 +145,35 @@ public final class PostgresReads {
       throws SQLException {
     boolean oldestFirst = order == ListOrder.OLDEST_FIRST;
     long cursor = afterJobId != 0 ? afterJobId : oldestFirst ? 0 : Long.MAX_VALUE;
-    String sql =
-        VIEW_COLUMNS
-            + " WHERE queue = ? AND "
-            + where(state)
-            + (oldestFirst ? " AND id > ? ORDER BY id" : " AND id < ? ORDER BY id DESC")
-            + " LIMIT ?";
+    boolean finishOrder = Reads.inFinishOrder(state);
+    OptionalLong finishedAt = OptionalLong.empty();
+    if (finishOrder) {
+      finishedAt = Reads.finishedAtCursor(c, queue, state, oldestFirst, afterJobId);
+      if (finishedAt.isEmpty()) {
+        return new JobsPage(List.of(), 0);
+      }
+    }
+    // Done and cancelled in finish order along jobs_finished_queue (queue, state, finished_at_ms,
+    // id), as SQLite lists them; the others by id.
+    String after;
+    if (finishOrder) {
+      after =
+          oldestFirst
+              ? " AND (finished_at_ms, id) > (?, ?) ORDER BY finished_at_ms, id"
+              : " AND (finished_at_ms, id) < (?, ?) ORDER BY finished_at_ms DESC, id DESC";
+    } else {
+      after = oldestFirst ? " AND id > ? ORDER BY id" : " AND id < ? ORDER BY id DESC";
+    }
+    String sql = VIEW_COLUMNS + " WHERE queue = ? AND " + where(state) + after + " LIMIT ?";
     List<JobView> jobs = new ArrayList<>();
     try (PreparedStatement s = c.prepareStatement(sql)) {
       int p = 1;
       s.setString(p++, queue);
       if (state == StateFilter.READY || state == StateFilter.SCHEDULED) {
         s.setLong(p++, now);
+      }
+      if (finishOrder) {
+        s.setLong(p++, finishedAt.getAsLong());
       }
       s.setLong(p++, cursor);
       s.setInt(p, limit);

@@ -22,7 +22,7 @@ import java.util.List;
  * reused.
  */
 final class PostgresSchema {
-  static final int VERSION = 2;
+  static final int VERSION = 3;
 
   /**
    * The {@code application_name} of every connection of this build's nodes. An upgrade's migration
@@ -134,7 +134,17 @@ final class PostgresSchema {
               QueueDepths.CREATE,
               "LOCK TABLE jobs IN SHARE MODE",
               QueueDepths.FILL,
-              "DROP INDEX jobs_unfinished"));
+              "DROP INDEX jobs_unfinished"),
+          // Version 3: JOBS_LIST of done and cancelled jobs is in finish order, as the SQLite
+          // store's version 5 lists them; the index walks it a page at a time.
+          List.of(
+              "DROP INDEX jobs_finished_queue",
+              "CREATE INDEX jobs_finished_queue ON jobs (queue, state, finished_at_ms, id)"
+                  + " WHERE state IN ("
+                  + DONE
+                  + ", "
+                  + CANCELLED
+                  + ")"));
 
   private PostgresSchema() {}
 
