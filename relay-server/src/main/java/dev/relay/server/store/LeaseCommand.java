@@ -80,7 +80,9 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
         + ids
         + ") AND state = "
         + Schema.READY
-        + " RETURNING id, queue, priority, attempts, max_attempts, fencing_number,"
+        // Not queue or priority: the candidate read has them (a queue name read back would cost a
+        // String and a JNI call per job).
+        + " RETURNING id, attempts, max_attempts, fencing_number,"
         + " enqueued_at_ms, payload_crc32c, type, headers, "
         + Schema.PAYLOAD;
   }
@@ -271,7 +273,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
     List<Candidate> likely = ClaimOrder.likelyWinners(candidates, now, jobsMax, payloadBytesBudget);
     for (Candidate candidate : likely) {
       held.tried(queueOf.get(candidate), candidate);
-      fences.add(candidate, leaseMillis);
+      fences.add(candidate, queueOf.get(candidate), leaseMillis);
     }
     context.leaseEndsAt(now + leaseMillis);
     return new Plan(open, candidates, queueOf, likely);
@@ -294,7 +296,8 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
                 return winners.remove(candidate.id());
               }
               context.readyCandidates.tried(plan.queueOf().get(candidate), candidate);
-              return Fences.fenceNow(context, candidate, leaseMillis);
+              return Fences.fenceNow(
+                  context, candidate, plan.queueOf().get(candidate), leaseMillis);
             });
     Invariants.check(
         winners.isEmpty(), "jobs %s were leased but the claim order passed them", winners.keySet());
@@ -335,13 +338,13 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
    * lease end. Holds the grants until each LEASE takes its own.
    */
   private static final class Fences {
-    private record Pending(Candidate candidate, long leaseMillis) {}
+    private record Pending(Candidate candidate, String queue, long leaseMillis) {}
 
     private final List<Pending> pending = new ArrayList<>();
     private final Map<Long, LeaseGrant> granted = new HashMap<>();
 
-    void add(Candidate candidate, long leaseMillis) {
-      pending.add(new Pending(candidate, leaseMillis));
+    void add(Candidate candidate, String queue, long leaseMillis) {
+      pending.add(new Pending(candidate, queue, leaseMillis));
     }
 
     /** Fences every pending job. */
@@ -361,9 +364,11 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
     }
 
     /** Fences one job at once: a claim past a likely winner that failed. */
-    static LeaseGrant fenceNow(WriteContext context, Candidate candidate, long leaseMillis)
+    static LeaseGrant fenceNow(
+        WriteContext context, Candidate candidate, String queue, long leaseMillis)
         throws SQLException {
-      return fence(context, List.of(new Pending(candidate, leaseMillis))).get(candidate.id());
+      return fence(context, List.of(new Pending(candidate, queue, leaseMillis)))
+          .get(candidate.id());
     }
 
     /** Leases {@code part} in one statement; a grant by id for each, null when it failed. */
@@ -396,16 +401,14 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
         while (r.next()) {
           FencedRow row =
               new FencedRow(
-                  r.getString(2),
+                  r.getInt(2),
                   r.getInt(3),
-                  r.getInt(4),
-                  r.getInt(5),
+                  r.getLong(4),
+                  r.getLong(5),
                   r.getLong(6),
-                  r.getLong(7),
-                  r.getLong(8),
-                  r.getString(9),
-                  r.getBytes(10),
-                  r.getBytes(11));
+                  r.getString(7),
+                  r.getBytes(8),
+                  r.getBytes(9));
           long id = r.getLong(1);
           Invariants.check(
               tokens.containsKey(id) && fenced.put(id, row) == null,
@@ -425,6 +428,7 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
                 : LeaseCommand.granted(
                     context,
                     job.candidate(),
+                    job.queue(),
                     row,
                     tokens.get(id),
                     context.now() + job.leaseMillis()));
@@ -435,8 +439,6 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
 
   /** One row a fence leased, its columns as returned. */
   private record FencedRow(
-      String queue,
-      int priority,
       int attempt,
       int attemptsMax,
       long fencingNumber,
@@ -448,7 +450,12 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
 
   /** The grant for a job just fenced, or null when its payload is corrupt (it is made dead). */
   private static LeaseGrant granted(
-      WriteContext context, Candidate candidate, FencedRow row, FencingToken token, long expiresAt)
+      WriteContext context,
+      Candidate candidate,
+      String queue,
+      FencedRow row,
+      FencingToken token,
+      long expiresAt)
       throws SQLException {
     long id = candidate.id();
     Invariants.check(
@@ -458,27 +465,24 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
         row.attempt() - 1,
         row.attemptsMax());
     if (row.payload() == null) {
-      markCorrupt(context, id, row.queue(), "it has no payload in its row or in job_payloads");
+      markCorrupt(context, id, queue, "it has no payload in its row or in job_payloads");
       return null;
     }
     CRC32C crc = new CRC32C();
     crc.update(row.payload());
     if (crc.getValue() != row.crcStored()) {
       markCorrupt(
-          context,
-          id,
-          row.queue(),
-          "stored CRC32C " + row.crcStored() + ", computed " + crc.getValue());
+          context, id, queue, "stored CRC32C " + row.crcStored() + ", computed " + crc.getValue());
       return null;
     }
-    context.moved(row.queue(), JobState.READY, JobState.LEASED);
-    context.leaseGranted(id, row.queue());
-    context.event(row.queue(), StoreCounters.Event.LEASED);
-    context.waited(row.queue(), Math.max(0, context.now() - candidate.availableAtMillis()));
+    context.moved(queue, JobState.READY, JobState.LEASED);
+    context.leaseGranted(id, queue);
+    context.event(queue, StoreCounters.Event.LEASED);
+    context.waited(queue, Math.max(0, context.now() - candidate.availableAtMillis()));
     return new LeaseGrant(
         id,
-        row.queue(),
-        row.priority(),
+        queue,
+        candidate.priority(),
         row.attempt(),
         row.fencingNumber(),
         token,
