@@ -130,6 +130,11 @@ public final class Reads {
     return state == StateFilter.DONE || state == StateFilter.CANCELLED;
   }
 
+  /** The stored state code of a listing {@link #inFinishOrder}. */
+  private static int finishedStateCode(StateFilter state) {
+    return state == StateFilter.DONE ? Schema.DONE : Schema.CANCELLED;
+  }
+
   /** The cursor job's finish time, when it is a job of the queue in the state listed. */
   private static final String FINISHED_AT_OF_CURSOR =
       "SELECT finished_at_ms FROM jobs WHERE id = ? AND queue = ? AND state = ?";
@@ -152,7 +157,7 @@ public final class Reads {
     try (PreparedStatement s = c.prepareStatement(FINISHED_AT_OF_CURSOR)) {
       s.setLong(1, afterJobId);
       s.setString(2, queue);
-      s.setInt(3, state == StateFilter.DONE ? Schema.DONE : Schema.CANCELLED);
+      s.setInt(3, finishedStateCode(state));
       try (ResultSet r = s.executeQuery()) {
         if (r.next()) {
           return OptionalLong.of(r.getLong(1));
@@ -190,7 +195,7 @@ public final class Reads {
       // The IN term repeats the partial index's own WHERE, which SQLite needs to see to use it.
       case DONE, CANCELLED -> {
         index = "jobs_finished_in_queue";
-        where = finished + (state == StateFilter.DONE ? Schema.DONE : Schema.CANCELLED);
+        where = finished + finishedStateCode(state);
       }
       default -> throw new IllegalArgumentException("no listing for " + state);
     }
