@@ -199,21 +199,30 @@ public final class Reads {
       }
       default -> throw new IllegalArgumentException("no listing for " + state);
     }
-    String after;
-    if (inFinishOrder(state)) {
-      // The index's entries end with the row id: (finished_at_ms, id) is its order in the queue.
-      after =
-          oldestFirst
-              ? " AND (finished_at_ms, id) > (?5, ?3) ORDER BY finished_at_ms, id"
-              : " AND (finished_at_ms, id) < (?5, ?3) ORDER BY finished_at_ms DESC, id DESC";
-    } else {
-      after = oldestFirst ? " AND id > ?3 ORDER BY id" : " AND id < ?3 ORDER BY id DESC";
-    }
     return VIEW_COLUMNS.replace(" FROM jobs", " FROM jobs INDEXED BY " + index)
         + " WHERE queue = ?1 AND "
         + where
-        + after
+        + pageAfter(state, oldestFirst, "?5", "?3")
         + " LIMIT ?4";
+  }
+
+  /**
+   * A JOBS_LIST page's position and order, for both stores: after the cursor id {@code idParam},
+   * and for a listing {@link #inFinishOrder} after the cursor's finish time {@code finishedAtParam}
+   * first. Both stores index done and cancelled jobs so that (finished_at_ms, id) is the index's
+   * order within a queue and state (SQLite ends every index entry with the row id).
+   */
+  public static String pageAfter(
+      StateFilter state, boolean oldestFirst, String finishedAtParam, String idParam) {
+    if (inFinishOrder(state)) {
+      String position = "(" + finishedAtParam + ", " + idParam + ")";
+      return oldestFirst
+          ? " AND (finished_at_ms, id) > " + position + " ORDER BY finished_at_ms, id"
+          : " AND (finished_at_ms, id) < " + position + " ORDER BY finished_at_ms DESC, id DESC";
+    }
+    return oldestFirst
+        ? " AND id > " + idParam + " ORDER BY id"
+        : " AND id < " + idParam + " ORDER BY id DESC";
   }
 
   /**

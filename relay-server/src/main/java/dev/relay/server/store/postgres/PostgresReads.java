@@ -155,16 +155,12 @@ public final class PostgresReads {
     }
     // Done and cancelled in finish order along jobs_finished_queue (queue, state, finished_at_ms,
     // id), as SQLite lists them; the others by id.
-    String after;
-    if (finishOrder) {
-      after =
-          oldestFirst
-              ? " AND (finished_at_ms, id) > (?, ?) ORDER BY finished_at_ms, id"
-              : " AND (finished_at_ms, id) < (?, ?) ORDER BY finished_at_ms DESC, id DESC";
-    } else {
-      after = oldestFirst ? " AND id > ? ORDER BY id" : " AND id < ? ORDER BY id DESC";
-    }
-    String sql = VIEW_COLUMNS + " WHERE queue = ? AND " + where(state) + after + " LIMIT ?";
+    String sql =
+        VIEW_COLUMNS
+            + " WHERE queue = ? AND "
+            + where(state)
+            + Reads.pageAfter(state, oldestFirst, "?", "?")
+            + " LIMIT ?";
     List<JobView> jobs = new ArrayList<>();
     try (PreparedStatement s = c.prepareStatement(sql)) {
       int p = 1;
