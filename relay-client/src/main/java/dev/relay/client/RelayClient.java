@@ -365,7 +365,9 @@ public final class RelayClient implements AutoCloseable {
   /**
    * The start of one job's payload: its whole size and its first {@code bytesMax} (1..{@link
    * ProtocolLimits#PAYLOAD_BYTES_MAX}) bytes, or all of it when it is smaller ({@link
-   * PayloadPart#truncated()} says which). Fails with UNKNOWN_JOB for no such job.
+   * PayloadPart#truncated()} says which). Fails with UNKNOWN_JOB for no such job, and with
+   * INVALID_STATE when the stored payload fails its checksum (the server never sends damaged bytes
+   * as the job's).
    */
   public CompletableFuture<PayloadPart> inspectPayload(long jobId, int bytesMax) {
     return send(new InspectPayload(jobId, bytesMax), PayloadPart.class, Duration.ZERO);

@@ -6,6 +6,8 @@ import dev.relay.protocol.Header;
 import dev.relay.protocol.JobState;
 import dev.relay.server.store.JobView;
 import dev.relay.server.store.PayloadStart;
+import dev.relay.server.store.StoreError;
+import dev.relay.server.store.StoreException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -14,6 +16,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 
 /**
@@ -36,8 +39,19 @@ final class JobPage {
     }
     String as = call.param("as");
     CompletableFuture<Optional<JobView>> job = server.store().inspect(id);
-    CompletableFuture<Optional<PayloadStart>> payload =
-        server.store().payloadStart(id, PAYLOAD_PREVIEW_BYTES_MAX);
+    // A payload that fails its checksum is said so under the job's fields, not a failed page.
+    CompletableFuture<String> payload =
+        server
+            .store()
+            .payloadStart(id, PAYLOAD_PREVIEW_BYTES_MAX)
+            .handle(
+                (p, error) ->
+                    error == null
+                        ? payload(id, p, as)
+                        : damagedPayload(
+                            error instanceof CompletionException && error.getCause() != null
+                                ? error.getCause()
+                                : error));
     return job.thenCombineAsync(
         payload,
         (j, p) ->
@@ -47,8 +61,18 @@ final class JobPage {
                 call.notice(),
                 j.isEmpty()
                     ? "<p>No job has this id (never enqueued, or purged).</p>"
-                    : actions(call.visitor(), j.get()) + fields(j.get()) + payload(id, p, as)),
+                    : actions(call.visitor(), j.get()) + fields(j.get()) + p),
         loop);
+  }
+
+  /**
+   * A store refusal (a damaged payload) is shown with its message; anything else fails the page.
+   */
+  private static String damagedPayload(Throwable error) {
+    if (error instanceof StoreException refused && refused.code() == StoreError.INVALID_STATE) {
+      return "<h2>Payload</h2><p id=\"payload-damaged\">" + e(refused.getMessage()) + "</p>";
+    }
+    throw error instanceof RuntimeException r ? r : new CompletionException(error);
   }
 
   private static String actions(Visitor v, JobView j) {

@@ -138,7 +138,8 @@ public interface JobStore extends AutoCloseable {
 
   /**
    * The first {@code bytesMax} bytes of one job's payload and its whole size, read on a read-only
-   * connection; empty when no job has this id.
+   * connection; empty when no job has this id. The payload is read whole and checked against its
+   * size and CRC32C first: a damaged one fails with INVALID_STATE.
    */
   CompletableFuture<Optional<PayloadStart>> payloadStart(long jobId, int bytesMax);
 

@@ -14,7 +14,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -468,11 +467,10 @@ final class LeaseCommand implements WriteCommand<LeaseResult> {
       markCorrupt(context, id, queue, "it has no payload in its row or in job_payloads");
       return null;
     }
-    CRC32C crc = new CRC32C();
-    crc.update(row.payload());
-    if (crc.getValue() != row.crcStored()) {
+    long computed = NewJob.crc32c(row.payload());
+    if (computed != row.crcStored()) {
       markCorrupt(
-          context, id, queue, "stored CRC32C " + row.crcStored() + ", computed " + crc.getValue());
+          context, id, queue, "stored CRC32C " + row.crcStored() + ", computed " + computed);
       return null;
     }
     context.moved(queue, JobState.READY, JobState.LEASED);

@@ -73,6 +73,14 @@ public record NewJob(
 
   /** The payload's CRC32C, stored beside it and checked at every lease. */
   public long payloadCrc32c() {
+    return crc32c(payload);
+  }
+
+  /**
+   * The checksum kept with every payload: computed at enqueue, checked at every lease and before
+   * INSPECT_PAYLOAD shows a payload's start.
+   */
+  public static long crc32c(byte[] payload) {
     CRC32C crc = new CRC32C();
     crc.update(payload);
     return crc.getValue();

@@ -12,6 +12,7 @@ import java.sql.Statement;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,14 +33,14 @@ public final class Reads {
   private static final String INSPECT = VIEW_COLUMNS + " WHERE id = ?";
 
   /**
-   * The start of a payload, from the job's row or, when that holds none, from {@code job_payloads}
-   * (schema version 4). substr of a BLOB counts bytes: only the pages of the asked-for start are
-   * read. Parameters: the bytes wanted, the job id.
+   * A whole payload with its size and checksum, from the job's row or, when that holds none, from
+   * {@code job_payloads} (schema version 4). Whole, so that its checksum can be checked before any
+   * of it is shown ({@link #payloadStart}). Parameter: the job id.
    */
-  public static final String PAYLOAD_START =
-      "SELECT payload_bytes, coalesce(substr(payload, 1, ?1),"
-          + " (SELECT substr(payload, 1, ?1) FROM job_payloads WHERE job_id = jobs.id))"
-          + " FROM jobs WHERE id = ?2";
+  public static final String PAYLOAD_CHECKED =
+      "SELECT payload_bytes, payload_crc32c, coalesce(payload,"
+          + " (SELECT payload FROM job_payloads WHERE job_id = jobs.id))"
+          + " FROM jobs WHERE id = ?";
 
   private static final String DEAD_IN_QUEUE =
       VIEW_COLUMNS
@@ -226,23 +227,50 @@ public final class Reads {
   }
 
   /**
-   * Reads the start of a payload with {@code query}, which takes the bytes wanted and the job id
-   * and answers the payload's whole size and its start: {@link #PAYLOAD_START}, or the PostgreSQL
-   * store's own.
+   * The start of a payload, read whole with {@code query} ({@link #PAYLOAD_CHECKED}, or the
+   * PostgreSQL store's own: the job id in, its size, checksum and payload out) and checked against
+   * its size and CRC32C first, as a LEASE checks it: a damaged payload is refused with
+   * INVALID_STATE and a message saying what failed, never shown as if it were the job's.
    */
   public static Optional<PayloadStart> payloadStart(
       Connection c, String query, long jobId, int bytesMax) throws SQLException {
     try (PreparedStatement s = c.prepareStatement(query)) {
-      s.setInt(1, bytesMax);
-      s.setLong(2, jobId);
+      s.setLong(1, jobId);
       try (ResultSet r = s.executeQuery()) {
         if (!r.next()) {
           return Optional.empty();
         }
-        byte[] start = r.getBytes(2);
-        return Optional.of(new PayloadStart(r.getInt(1), start == null ? new byte[0] : start));
+        int size = r.getInt(1);
+        long crcStored = r.getLong(2);
+        byte[] payload = r.getBytes(3);
+        String damage = damage(payload, size, crcStored);
+        if (damage != null) {
+          throw new StoreException(
+              StoreError.INVALID_STATE,
+              "job "
+                  + jobId
+                  + "'s payload is damaged in the database ("
+                  + damage
+                  + "); a LEASE would move the job to dead with reason '"
+                  + FailureTexts.PAYLOAD_CORRUPT
+                  + "'");
+        }
+        return Optional.of(
+            new PayloadStart(size, Arrays.copyOf(payload, Math.min(bytesMax, payload.length))));
       }
     }
+  }
+
+  /** What is wrong with a payload read back, or null when its size and checksum agree. */
+  private static String damage(byte[] payload, int size, long crcStored) {
+    if (payload == null) {
+      return "it has no payload in its row or in job_payloads";
+    }
+    if (payload.length != size) {
+      return payload.length + " bytes where " + size + " were stored";
+    }
+    long computed = NewJob.crc32c(payload);
+    return computed == crcStored ? null : "stored CRC32C " + crcStored + ", computed " + computed;
   }
 
   public static DeadPage deadList(Connection c, String queue, long afterJobId, int limit)

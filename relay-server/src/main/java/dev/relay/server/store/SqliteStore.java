@@ -217,7 +217,7 @@ public final class SqliteStore implements JobStore {
     if (refusal != null) {
       return CompletableFuture.failedFuture(refusal);
     }
-    return reads.submit(c -> Reads.payloadStart(c, Reads.PAYLOAD_START, jobId, bytesMax));
+    return reads.submit(c -> Reads.payloadStart(c, Reads.PAYLOAD_CHECKED, jobId, bytesMax));
   }
 
   @Override

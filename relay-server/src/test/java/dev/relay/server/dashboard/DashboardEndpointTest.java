@@ -27,6 +27,9 @@ import java.net.Socket;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -631,6 +634,26 @@ class DashboardEndpointTest {
             address, "/job?id=" + URLEncoder.encode(hostile, StandardCharsets.UTF_8), session);
     assertThat(bad.status()).isEqualTo(400);
     assertThat(bad.body()).doesNotContain("<script>alert");
+  }
+
+  @Test
+  void a_job_page_says_its_payload_is_damaged_and_still_shows_the_job() throws Exception {
+    start();
+    long id = enqueue("q", 1);
+    try (Connection c =
+            DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("relay.db").toAbsolutePath());
+        PreparedStatement damage = c.prepareStatement("UPDATE jobs SET payload = ? WHERE id = ?")) {
+      damage.setBytes(1, bytes("P"));
+      damage.setLong(2, id);
+      assertThat(damage.executeUpdate()).isEqualTo(1);
+    }
+
+    Response page = RawHttp.get(address, "/job?id=" + id, login(ADMIN_TOKEN));
+
+    assertThat(page.status()).isEqualTo(200);
+    assertThat(page.body())
+        .contains("<span id=\"job-state\">ready</span>", "id=\"payload-damaged\"", "stored CRC32C")
+        .doesNotContain("<pre id=\"payload\">");
   }
 
   @Test

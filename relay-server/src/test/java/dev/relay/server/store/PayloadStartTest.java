@@ -3,7 +3,11 @@ package dev.relay.server.store;
 import static dev.relay.server.store.TestStores.join;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.relay.protocol.JobState;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.util.Arrays;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -13,7 +17,10 @@ import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** INSPECT_PAYLOAD's store read: the whole size and the first bytes, as many as asked for. */
+/**
+ * INSPECT_PAYLOAD's store read: the whole size and the first bytes, as many as asked for, and only
+ * from a payload that passes its checksum.
+ */
 @ParameterizedClass
 @EnumSource(Backend.class)
 class PayloadStartTest {
@@ -62,6 +69,27 @@ class PayloadStartTest {
     assertThat(start.start()).containsExactly(0, 0xff, 'x');
     assertThat(none.payloadBytes()).isZero();
     assertThat(none.start()).isEmpty();
+  }
+
+  @Test
+  void a_damaged_payload_is_refused_with_what_failed_and_the_job_is_left_as_it_is()
+      throws Exception {
+    long id = enqueue("precious payload".getBytes(StandardCharsets.UTF_8));
+    store.close();
+    try (Connection c = backend.connect(dir);
+        PreparedStatement damage = c.prepareStatement("UPDATE jobs SET payload = ? WHERE id = ?")) {
+      damage.setBytes(1, "precious paylOad".getBytes(StandardCharsets.UTF_8));
+      damage.setLong(2, id);
+      assertThat(damage.executeUpdate()).isEqualTo(1);
+    }
+    store = backend.open(dir, clock);
+
+    StoreException refused = TestStores.failure(store.payloadStart(id, 4));
+
+    assertThat(refused.code()).isEqualTo(StoreError.INVALID_STATE);
+    assertThat(refused.getMessage())
+        .contains("job " + id + "'s payload is damaged", "stored CRC32C", "computed");
+    assertThat(TestStores.inspect(store, id).state()).isEqualTo(JobState.READY);
   }
 
   @Test

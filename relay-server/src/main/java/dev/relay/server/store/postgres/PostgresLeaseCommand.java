@@ -25,7 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -334,10 +333,9 @@ final class PostgresLeaseCommand implements PostgresCommand<LeaseResult> {
         id,
         attempt - 1,
         attemptsMax);
-    CRC32C crc = new CRC32C();
-    crc.update(payload);
-    if (crc.getValue() != crcStored) {
-      markCorrupt(tx, id, queue, crcStored, crc.getValue());
+    long computed = NewJob.crc32c(payload);
+    if (computed != crcStored) {
+      markCorrupt(tx, id, queue, crcStored, computed);
       return null;
     }
     tx.event(queue, StoreCounters.Event.LEASED);

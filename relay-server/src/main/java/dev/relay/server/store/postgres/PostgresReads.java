@@ -34,9 +34,12 @@ public final class PostgresReads {
           + PostgresSchema.DEAD
           + " ORDER BY id LIMIT ?";
 
-  /** The start of a payload, kept in the job's row here (TOAST stores it out of line). */
-  public static final String PAYLOAD_START =
-      "SELECT payload_bytes, substr(payload, 1, ?) FROM jobs WHERE id = ?";
+  /**
+   * A whole payload with its size and checksum, kept in the job's row here (TOAST stores it out of
+   * line); {@link Reads#payloadStart} checks it before showing its start.
+   */
+  public static final String PAYLOAD_CHECKED =
+      "SELECT payload_bytes, payload_crc32c, payload FROM jobs WHERE id = ?";
 
   private static final String VIEW_COLUMNS =
       "SELECT id, queue, state, priority, attempts, max_attempts, fencing_number, expiries, failures,"

@@ -382,7 +382,7 @@ public final class PostgresStore implements JobStore {
     if (refusal != null) {
       return refuse(refusal);
     }
-    return read(c -> Reads.payloadStart(c, PostgresReads.PAYLOAD_START, jobId, bytesMax));
+    return read(c -> Reads.payloadStart(c, PostgresReads.PAYLOAD_CHECKED, jobId, bytesMax));
   }
 
   @Override
