@@ -223,6 +223,12 @@ public final class BenchMain implements Callable<Integer> {
       err.println("relay-bench: " + e.getMessage());
       return EXIT_USAGE;
     }
+    // Before anything runs: an 'all' run must not measure for half an hour and then fail here.
+    Optional<String> missing = LocalPostgres.missingFor(config, LocalPostgres.binaries());
+    if (missing.isPresent()) {
+      err.println("relay-bench: " + missing.get());
+      return EXIT_USAGE;
+    }
     quietLogging();
     Report report = new Report();
     Map<String, Object> machine = Machine.describe(config.workDir());
@@ -242,6 +248,9 @@ public final class BenchMain implements Callable<Integer> {
                 + " s");
       }
     } catch (RuntimeException e) {
+      // What was measured before the failure is still worth reading; the exit code says it failed.
+      report.note("the run stopped early: a measurement failed: " + e.getMessage());
+      report.print(out);
       err.println("relay-bench: a measurement failed: " + e.getMessage());
       e.printStackTrace(err);
       return EXIT_FAILED;

@@ -48,13 +48,7 @@ final class LocalPostgres implements AutoCloseable {
 
   /** Creates, starts and fills in the database {@link #DATABASE} of a new cluster. */
   static LocalPostgres start(Path workDir) {
-    Path bin =
-        binaries()
-            .orElseThrow(
-                () ->
-                    new IllegalStateException(
-                        "no PostgreSQL binaries found (Debian: apt-get install postgresql; macOS:"
-                            + " brew install postgresql); or give --postgres-url"));
+    Path bin = binaries().orElseThrow(() -> new IllegalStateException(MISSING));
     Optional<String> runAs =
         "root".equals(System.getProperty("user.name"))
             ? Optional.of(unprivilegedUser())
@@ -200,7 +194,30 @@ final class LocalPostgres implements AutoCloseable {
     }
   }
 
-  private static Optional<Path> binaries() {
+  /** What a run that needs a throwaway cluster says when this machine has no PostgreSQL. */
+  static final String MISSING =
+      "no PostgreSQL binaries found (Debian: apt-get install postgresql; macOS:"
+          + " brew install postgresql); or give --postgres-url";
+
+  /**
+   * Why {@code config} cannot run here, before anything runs: the postgres scenario (which {@code
+   * all} includes) without --postgres-url needs a PostgreSQL installation, {@code binaries} being
+   * what {@link #binaries()} found; empty when it can run.
+   */
+  static Optional<String> missingFor(BenchConfig config, Optional<Path> binaries) {
+    if (!config.scenarios().contains(Scenario.POSTGRES)
+        || config.postgres().isPresent()
+        || binaries.isPresent()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "the postgres scenario needs a PostgreSQL database: "
+            + MISSING
+            + ", or leave postgres out of --scenario (all includes it; perf does not)");
+  }
+
+  /** The newest PostgreSQL installation's bin directory: Debian's layout, else pg_config's. */
+  static Optional<Path> binaries() {
     Path debian = Path.of("/usr/lib/postgresql");
     if (Files.isDirectory(debian)) {
       try (Stream<Path> versions = Files.list(debian)) {

@@ -8,7 +8,9 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class BenchConfigTest {
@@ -121,6 +123,27 @@ class BenchConfigTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("workers x concurrency must be in [1, 150], was 152");
     assertThat(parse("--workers", "2", "--concurrency", "76").concurrency()).isEqualTo(76);
+  }
+
+  @Test
+  void a_run_that_needs_postgresql_on_a_machine_without_it_is_refused_before_it_starts() {
+    Optional<Path> none = Optional.empty();
+    Optional<Path> installed = Optional.of(Path.of("/usr/lib/postgresql/15/bin"));
+
+    assertThat(LocalPostgres.missingFor(parse("--scenario", "all"), none))
+        .hasValueSatisfying(
+            m ->
+                assertThat(m)
+                    .startsWith("the postgres scenario needs a PostgreSQL database: ")
+                    .contains("apt-get install postgresql", "--postgres-url", "all includes it"));
+    assertThat(LocalPostgres.missingFor(parse("--scenario", "default,postgres"), none)).isPresent();
+    assertThat(LocalPostgres.missingFor(parse("--scenario", "all"), installed)).isEmpty();
+    assertThat(LocalPostgres.missingFor(parse("--scenario", "perf"), none)).isEmpty();
+    assertThat(
+            LocalPostgres.missingFor(
+                parse("--scenario", "all", "--postgres-url", "jdbc:postgresql://127.0.0.1/relay"),
+                none))
+        .isEmpty();
   }
 
   @Test
