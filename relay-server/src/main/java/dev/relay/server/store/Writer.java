@@ -1,6 +1,5 @@
 package dev.relay.server.store;
 
-import dev.relay.server.LoopHandoff;
 import dev.relay.server.OutOfMemory;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -370,28 +369,7 @@ final class Writer {
     } catch (RuntimeException e) {
       log.warn("commit observer failed", e);
     }
-    // One hand-over per event loop for the whole commit, not one per reply: LoopHandoff.
-    LoopHandoff.batch(() -> answer(batch, available, scheduled));
-  }
-
-  /**
-   * Tells the listener, then the callers. The listener hears first: a parked long-poll may be woken
-   * by the same commit whose enqueue reply is about to go out, and tests can rely on the order.
-   */
-  private void answer(List<Task<?>> batch, Set<String> available, Map<String, Long> scheduled) {
-    try {
-      if (!available.isEmpty()) {
-        availabilityListener.available(available);
-      }
-      if (!scheduled.isEmpty()) {
-        availabilityListener.scheduled(scheduled);
-      }
-    } catch (RuntimeException e) {
-      log.warn("availability listener failed", e);
-    }
-    for (Task<?> task : batch) {
-      task.complete();
-    }
+    WriterQueue.answerCommitted(batch, availabilityListener, available, scheduled);
   }
 
   private <T> void runOutsideTransaction(Task<T> task) {
@@ -466,7 +444,8 @@ final class Writer {
       result = (T) value;
     }
 
-    void complete() {
+    @Override
+    public void complete() {
       if (failure != null) {
         future.completeExceptionally(failure);
       } else {

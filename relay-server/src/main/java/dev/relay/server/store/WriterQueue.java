@@ -1,7 +1,10 @@
 package dev.relay.server.store;
 
+import dev.relay.server.LoopHandoff;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -23,6 +26,9 @@ public final class WriterQueue<T extends WriterQueue.Task> {
   /** A queued command: its future is what the queue fails when the command cannot run. */
   public interface Task {
     CompletableFuture<?> future();
+
+    /** Completes the future with the command's result or refusal, once its batch committed. */
+    void complete();
   }
 
   private static final Logger log = LoggerFactory.getLogger(WriterQueue.class);
@@ -83,6 +89,35 @@ public final class WriterQueue<T extends WriterQueue.Task> {
   public void takeBatch(List<T> into, int batchMax) throws InterruptedException {
     into.add(queue.take());
     queue.drainTo(into, batchMax - 1);
+  }
+
+  /**
+   * Answers a committed batch, both writers alike, as one hand-over per event loop ({@link
+   * LoopHandoff}): tells {@code listener} which queues gained a leasable job, then completes every
+   * task. The listener hears first: a parked long-poll may be woken by the same commit whose
+   * enqueue reply is about to go out, and tests can rely on the order.
+   */
+  public static void answerCommitted(
+      List<? extends Task> batch,
+      AvailabilityListener listener,
+      Set<String> available,
+      Map<String, Long> scheduled) {
+    LoopHandoff.batch(
+        () -> {
+          try {
+            if (!available.isEmpty()) {
+              listener.available(available);
+            }
+            if (!scheduled.isEmpty()) {
+              listener.scheduled(scheduled);
+            }
+          } catch (RuntimeException e) {
+            log.warn("availability listener failed", e);
+          }
+          for (Task task : batch) {
+            task.complete();
+          }
+        });
   }
 
   public int depth() {

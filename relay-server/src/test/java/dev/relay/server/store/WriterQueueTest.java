@@ -20,6 +20,11 @@ class WriterQueueTest {
     public CompletableFuture<?> future() {
       return future;
     }
+
+    @Override
+    public void complete() {
+      future.complete("done");
+    }
   }
 
   private final Job stop = new Job();

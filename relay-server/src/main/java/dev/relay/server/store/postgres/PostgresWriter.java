@@ -1,6 +1,5 @@
 package dev.relay.server.store.postgres;
 
-import dev.relay.server.LoopHandoff;
 import dev.relay.server.OutOfMemory;
 import dev.relay.server.store.AvailabilityListener;
 import dev.relay.server.store.CommitObserver;
@@ -412,25 +411,7 @@ final class PostgresWriter {
       log.warn("commit observer failed", e);
     }
     tx.batchStarted();
-    // One hand-over per event loop for the whole commit, not one per reply: LoopHandoff.
-    LoopHandoff.batch(() -> answer(batch, available, scheduled));
-  }
-
-  /** Tells the listener, then the callers, as the SQLite writer does. */
-  private void answer(List<Task<?>> batch, Set<String> available, Map<String, Long> scheduled) {
-    try {
-      if (!available.isEmpty()) {
-        availabilityListener.available(available);
-      }
-      if (!scheduled.isEmpty()) {
-        availabilityListener.scheduled(scheduled);
-      }
-    } catch (RuntimeException e) {
-      log.warn("availability listener failed", e);
-    }
-    for (Task<?> task : batch) {
-      task.complete();
-    }
+    WriterQueue.answerCommitted(batch, availabilityListener, available, scheduled);
   }
 
   /** Rolls back; a connection that cannot roll back (or is gone) is dropped and reopened later. */
@@ -493,7 +474,8 @@ final class PostgresWriter {
       return null;
     }
 
-    void complete() {
+    @Override
+    public void complete() {
       if (failure != null) {
         future.completeExceptionally(failure);
       } else {
