@@ -104,16 +104,7 @@ public final class WriterQueue<T extends WriterQueue.Task> {
       Map<String, Long> scheduled) {
     LoopHandoff.batch(
         () -> {
-          try {
-            if (!available.isEmpty()) {
-              listener.available(available);
-            }
-            if (!scheduled.isEmpty()) {
-              listener.scheduled(scheduled);
-            }
-          } catch (RuntimeException e) {
-            log.warn("availability listener failed", e);
-          }
+          listener.tell(available, scheduled);
           for (Task task : batch) {
             task.complete();
           }

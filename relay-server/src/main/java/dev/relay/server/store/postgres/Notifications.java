@@ -102,16 +102,7 @@ final class Notifications implements AutoCloseable {
         scheduled.merge(queue, at, Math::min);
       }
     }
-    try {
-      if (!available.isEmpty()) {
-        listener.available(available);
-      }
-      if (!scheduled.isEmpty()) {
-        listener.scheduled(scheduled);
-      }
-    } catch (RuntimeException e) {
-      log.warn("availability listener failed", e);
-    }
+    listener.tell(available, scheduled);
   }
 
   private void sleepBeforeReconnect() {
