@@ -67,12 +67,28 @@ final class LeaseExpiry {
 
   private LeaseExpiry() {}
 
-  /** Expires up to {@code max} leases that expired at or before now, in any queue. */
+  /**
+   * Expires up to {@code max} leases that expired at or before now, in any queue. When that was all
+   * of them, the writer's bound on lease ends ({@link WriteContext#leaseMayHaveExpired}) is read
+   * again from the table, so a claim runs its own expiry query only when a lease may really have
+   * expired since this pass.
+   *
+   * <p>Why here: the bound only ever falls between reads, and without this pass's read it fell
+   * behind the clock one lease duration after the first lease, so every claim after a quiet spell
+   * took a branch that busy periods never did. The JIT had compiled the claim without it; taking it
+   * threw that code away and compiled it again, 0.4 s of a compiler thread in one measured drain
+   * (docs/benchmarks.md, "a claim's expiry branch after a quiet spell").
+   */
   static ExpiryResult expire(WriteContext context, int max) throws SQLException {
     PreparedStatement s = context.statement(EXPIRED);
     s.setLong(1, context.now());
     s.setInt(2, max);
-    return endAll(context, read(s), Cause.EXPIRED);
+    List<Lease> expired = read(s);
+    ExpiryResult result = endAll(context, expired, Cause.EXPIRED);
+    if (expired.size() < max) {
+      context.leasesEndNotBefore(earliestLeaseEnd(context));
+    }
+    return result;
   }
 
   /** Expires up to {@code max} expired leases of one queue, before a claim on it. */

@@ -72,6 +72,49 @@ class ExpiryTest {
   }
 
   @Test
+  void a_claim_still_ends_a_lease_that_expired_after_an_expiry_pass_found_nothing() {
+    long id = enqueue(store, "q", "payload");
+    LeaseGrant first = leaseOne(store, "q");
+    clock.advance(TestStores.LEASE.minusMillis(1));
+    assertThat(store.expireLeases()).isEqualTo(new ExpiryResult(0, 0));
+
+    clock.advance(Duration.ofMillis(1));
+    lease(store, "q", 1);
+
+    assertThat(inspect(store, id).state())
+        .as("the claim ended the lease the pass could not yet end")
+        .isEqualTo(JobState.READY);
+    assertThat(join(store.ack(id, first.token()))).isNotEqualTo(Outcome.OK);
+  }
+
+  @Test
+  void after_a_quiet_spell_and_an_expiry_pass_a_claim_does_not_look_for_expired_leases() {
+    backend.onlySqlite("reads the SQLite writer's bound on lease ends");
+    long id = enqueue(store, "q", "payload");
+    LeaseGrant job = leaseOne(store, "q");
+    assertThat(join(store.ack(id, job.token()))).isEqualTo(Outcome.OK);
+    clock.advance(TestStores.LEASE.plusSeconds(1));
+    assertThat(join(sqlite().submitWrite(WriteContext::leaseMayHaveExpired)))
+        .as("the bound is the first lease's end, now passed")
+        .isTrue();
+
+    store.expireLeases();
+
+    assertThat(join(sqlite().submitWrite(WriteContext::leaseMayHaveExpired)))
+        .as("the pass read that no lease is held")
+        .isFalse();
+    enqueue(store, "q", "held");
+    leaseOne(store, "q");
+    clock.advance(TestStores.LEASE.minusMillis(1));
+    store.expireLeases();
+    assertThat(join(sqlite().submitWrite(WriteContext::leaseMayHaveExpired))).isFalse();
+    clock.advance(Duration.ofMillis(1));
+    assertThat(join(sqlite().submitWrite(WriteContext::leaseMayHaveExpired)))
+        .as("the held lease's end is the bound")
+        .isTrue();
+  }
+
+  @Test
   void lost_ack_means_the_job_is_delivered_again_with_a_higher_attempt_and_fencing_number() {
     long id = enqueue(store, "q", "payload");
     LeaseGrant first = leaseOne(store, "q");
