@@ -35,6 +35,8 @@ final class EndToEndDrain {
    * @param samplerCpuNanos the CPU time of those samplers during the drain; empty when none ran
    * @param serverSyscalls the server's read and write system calls during the drain, where the OS
    *     counts them
+   * @param serverThreads the CPU of the server's JIT, event-loop and GC threads during the drain,
+   *     where the OS reports it per thread
    */
   record Result(
       long jobs,
@@ -45,7 +47,8 @@ final class EndToEndDrain {
       long serverCpuNanos,
       long clientCpuNanos,
       OptionalLong samplerCpuNanos,
-      Optional<Syscalls> serverSyscalls) {
+      Optional<Syscalls> serverSyscalls,
+      Optional<ServerThreadCpu> serverThreads) {
     double jobsPerSecond() {
       return jobs * 1e9 / nanos;
     }
@@ -130,6 +133,7 @@ final class EndToEndDrain {
       }
       ServerCounts before = counts(admins);
       Optional<Syscalls> syscalls = syscalls(servers);
+      Optional<ServerThreadCpu> threads = threadCpu(servers);
       long serverCpu = cpuNanos(servers);
       ClientCpu.Mark clientCpuStart = clientCpu.mark();
       long start = System.nanoTime();
@@ -142,6 +146,8 @@ final class EndToEndDrain {
       serverCpu = cpuNanos(servers) - serverCpu;
       Optional<Syscalls> syscallsDuring =
           syscalls.flatMap(s -> syscalls(servers).map(after -> after.minus(s)));
+      Optional<ServerThreadCpu> threadsDuring =
+          threads.flatMap(t -> threadCpu(servers).map(after -> after.minus(t)));
       ClientCpu.Interval clientCpuDuring = clientCpu.since(clientCpuStart);
       ServerCounts during = counts(admins).minus(before);
       long lost = slots.stream().mapToLong(SlotLatency::leasesLost).sum();
@@ -154,7 +160,8 @@ final class EndToEndDrain {
           serverCpu,
           clientCpuDuring.clientNanos(),
           clientCpuDuring.samplingNanos(),
-          syscallsDuring);
+          syscallsDuring,
+          threadsDuring);
     } finally {
       for (Worker worker : started) {
         worker.shutdown(SHUTDOWN_GRACE);
@@ -171,6 +178,14 @@ final class EndToEndDrain {
 
   private static long cpuNanos(List<ServerProcess> servers) {
     return servers.stream().mapToLong(s -> CpuTime.nanos(s.pid())).sum();
+  }
+
+  private static Optional<ServerThreadCpu> threadCpu(List<ServerProcess> servers) {
+    Optional<ServerThreadCpu> sum = Optional.of(ServerThreadCpu.ZERO);
+    for (ServerProcess s : servers) {
+      sum = sum.flatMap(total -> ServerThreadCpu.of(s.pid()).map(total::plus));
+    }
+    return sum;
   }
 
   private static Optional<Syscalls> syscalls(List<ServerProcess> servers) {

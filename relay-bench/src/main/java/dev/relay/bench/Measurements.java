@@ -159,6 +159,31 @@ final class Measurements {
                       "server write-family system calls per lease+ACK (Linux only)")
                   .add((double) calls.writes() / d.jobs());
             });
+    d.serverThreads()
+        .ifPresent(
+            threads -> {
+              report
+                  .figure(
+                      prefix + ".serverJitCpuMicrosPerJob",
+                      "us",
+                      "the server's JIT compiler threads' CPU per lease+ACK during the drain, part"
+                          + " of serverCpuMicrosPerJob; near 0 once warm (Linux only)")
+                  .add(threads.jitNanos() / 1e3 / d.jobs());
+              report
+                  .figure(
+                      prefix + ".serverEventLoopCpuMicrosPerJob",
+                      "us",
+                      "the server's Netty event loops' CPU per lease+ACK during the drain, part of"
+                          + " serverCpuMicrosPerJob (Linux only)")
+                  .add(threads.eventLoopNanos() / 1e3 / d.jobs());
+              report
+                  .figure(
+                      prefix + ".serverGcCpuMicrosPerJob",
+                      "us",
+                      "the server's GC threads' and VM thread's CPU per lease+ACK during the drain,"
+                          + " part of serverCpuMicrosPerJob (Linux only)")
+                  .add(threads.gcNanos() / 1e3 / d.jobs());
+            });
     if (d.leasesLost() > 0) {
       report.note(prefix + ": workers lost " + d.leasesLost() + " leases during a drain");
     }

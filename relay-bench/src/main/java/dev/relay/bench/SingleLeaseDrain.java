@@ -60,6 +60,7 @@ final class SingleLeaseDrain {
       CountDownLatch loopsEnded = new CountDownLatch(connections * inFlight);
       ServerCounts before = ServerProcess.counts(admin);
       Optional<Syscalls> syscalls = Syscalls.of(server.pid());
+      Optional<ServerThreadCpu> threads = ServerThreadCpu.of(server.pid());
       long serverCpu = CpuTime.nanos(server.pid());
       ClientCpu.Mark clientCpuStart = clientCpu.mark();
       long start = System.nanoTime();
@@ -73,6 +74,8 @@ final class SingleLeaseDrain {
       serverCpu = CpuTime.nanos(server.pid()) - serverCpu;
       Optional<Syscalls> syscallsDuring =
           syscalls.flatMap(s -> Syscalls.of(server.pid()).map(after -> after.minus(s)));
+      Optional<ServerThreadCpu> threadsDuring =
+          threads.flatMap(t -> ServerThreadCpu.of(server.pid()).map(after -> after.minus(t)));
       ClientCpu.Interval clientCpuDuring = clientCpu.since(clientCpuStart);
       ServerCounts during = ServerProcess.counts(admin).minus(before);
       awaitLoopsEnded(loopsEnded);
@@ -85,7 +88,8 @@ final class SingleLeaseDrain {
           serverCpu,
           clientCpuDuring.clientNanos(),
           clientCpuDuring.samplingNanos(),
-          syscallsDuring);
+          syscallsDuring,
+          threadsDuring);
     } finally {
       clients.forEach(RelayClient::close);
     }

@@ -161,6 +161,14 @@ class BenchSmokeIT {
         List.of("e2e.group", "e2e.perOperation", "memory.defaultSizing", "memory.daemon")) {
       names.add(prefix + ".samplerCpuMicrosPerJob");
     }
+    // Linux reports CPU per thread, so there the servers' JIT, event loops and GC have figures.
+    if (Files.isDirectory(Path.of("/proc/self/task"))) {
+      for (String prefix : List.of("e2e.group", "single.leaseOne", "single.worker")) {
+        for (String part : List.of("Jit", "EventLoop", "Gc")) {
+          names.add(prefix + ".server" + part + "CpuMicrosPerJob");
+        }
+      }
+    }
     for (String prefix : List.of("storeOnly.group", "storeOnly.perOperation")) {
       names.add(prefix + ".leaseAckPerSecond");
       names.add(prefix + ".jobsPerCommit");
