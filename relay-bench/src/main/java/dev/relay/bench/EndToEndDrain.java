@@ -133,7 +133,8 @@ final class EndToEndDrain {
       }
       ServerCounts before = counts(admins);
       Optional<Syscalls> syscalls = syscalls(servers);
-      Optional<ServerThreadCpu> threads = threadCpu(servers);
+      List<Long> pids = servers.stream().map(ServerProcess::pid).toList();
+      Optional<List<ServerThreadCpu.Reading>> threads = ServerThreadCpu.read(pids);
       long serverCpu = cpuNanos(servers);
       ClientCpu.Mark clientCpuStart = clientCpu.mark();
       long start = System.nanoTime();
@@ -147,7 +148,7 @@ final class EndToEndDrain {
       Optional<Syscalls> syscallsDuring =
           syscalls.flatMap(s -> syscalls(servers).map(after -> after.minus(s)));
       Optional<ServerThreadCpu> threadsDuring =
-          threads.flatMap(t -> threadCpu(servers).map(after -> after.minus(t)));
+          threads.flatMap(taken -> ServerThreadCpu.since(taken, pids));
       ClientCpu.Interval clientCpuDuring = clientCpu.since(clientCpuStart);
       ServerCounts during = counts(admins).minus(before);
       long lost = slots.stream().mapToLong(SlotLatency::leasesLost).sum();
@@ -178,14 +179,6 @@ final class EndToEndDrain {
 
   private static long cpuNanos(List<ServerProcess> servers) {
     return servers.stream().mapToLong(s -> CpuTime.nanos(s.pid())).sum();
-  }
-
-  private static Optional<ServerThreadCpu> threadCpu(List<ServerProcess> servers) {
-    Optional<ServerThreadCpu> sum = Optional.of(ServerThreadCpu.ZERO);
-    for (ServerProcess s : servers) {
-      sum = sum.flatMap(total -> ServerThreadCpu.of(s.pid()).map(total::plus));
-    }
-    return sum;
   }
 
   private static Optional<Syscalls> syscalls(List<ServerProcess> servers) {

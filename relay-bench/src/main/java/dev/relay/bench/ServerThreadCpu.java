@@ -3,14 +3,20 @@ package dev.relay.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
- * CPU time a server process has spent so far in three groups of its threads, read on Linux from
- * {@code /proc/<pid>/task/<tid>/comm} (the thread's name) and {@code schedstat} (its time on CPU in
- * nanoseconds); other systems have no such files and answer empty. The writer thread's CPU comes
- * from STATS instead, on every OS.
+ * CPU time server processes spent in three groups of their threads between two readings, read on
+ * Linux from {@code /proc/<pid>/task/<tid>/comm} (the thread's name) and {@code schedstat} (its
+ * time on CPU in nanoseconds); other systems have no such files and answer empty. The writer
+ * thread's CPU comes from STATS instead, on every OS. Threads are compared one by one, so a thread
+ * that ends between the readings (HotSpot stops idle compiler threads) takes nothing away, and one
+ * that starts counts all of its time.
  *
  * <p>Why: the server's CPU per job is a whole-process figure, and a measured drain during which the
  * JIT compiled looked the same as one whose writer or event loops had got slower. The JIT's share,
@@ -25,43 +31,88 @@ import java.util.stream.Stream;
 record ServerThreadCpu(long jitNanos, long eventLoopNanos, long gcNanos) {
   static final ServerThreadCpu ZERO = new ServerThreadCpu(0, 0, 0);
 
-  static Optional<ServerThreadCpu> of(long pid) {
-    return of(Path.of("/proc", Long.toString(pid), "task"));
-  }
-
-  /** Sums the threads under {@code taskDir} (a {@code /proc/<pid>/task} directory). */
-  static Optional<ServerThreadCpu> of(Path taskDir) {
-    if (!Files.isDirectory(taskDir)) {
-      return Optional.empty();
-    }
-    long jit = 0;
-    long eventLoops = 0;
-    long gc = 0;
-    try (Stream<Path> tasks = Files.list(taskDir)) {
-      for (Path task : (Iterable<Path>) tasks::iterator) {
-        Optional<Long> nanos = onCpuNanos(task.resolve("schedstat"));
-        Optional<String> name = read(task.resolve("comm")).map(String::strip);
-        if (nanos.isEmpty() || name.isEmpty()) {
-          continue; // the thread ended while we listed the others
-        }
-        switch (group(name.get())) {
-          case JIT -> jit += nanos.get();
-          case EVENT_LOOP -> eventLoops += nanos.get();
-          case GC -> gc += nanos.get();
-          case OTHER -> {}
-        }
-      }
-    } catch (IOException e) {
-      return Optional.empty(); // the process ended
-    }
-    return Optional.of(new ServerThreadCpu(jit, eventLoops, gc));
-  }
-
   enum Group {
     JIT,
     EVENT_LOOP,
     GC,
     OTHER
+  }
+
+  /** One process's live threads at one moment: each one's group and CPU so far, by thread id. */
+  record Reading(Map<String, Group> groups, Map<String, Long> nanos) {
+    Reading {
+      groups = Map.copyOf(groups);
+      nanos = Map.copyOf(nanos);
+    }
+
+    /** What each group of threads spent from {@code before} to this reading. */
+    ServerThreadCpu since(Reading before) {
+      long[] byGroup = new long[Group.values().length];
+      nanos.forEach(
+          (tid, now) -> {
+            long then = before.nanos.getOrDefault(tid, 0L);
+            // A lower figure is a new thread that was given an ended one's id: all of it is new.
+            byGroup[groups.get(tid).ordinal()] += now >= then ? now - then : now;
+          });
+      return new ServerThreadCpu(
+          byGroup[Group.JIT.ordinal()],
+          byGroup[Group.EVENT_LOOP.ordinal()],
+          byGroup[Group.GC.ordinal()]);
+    }
+  }
+
+  /** Reads every process of {@code pids}; empty where the OS has no per-thread files. */
+  static Optional<List<Reading>> read(List<Long> pids) {
+    List<Reading> readings = new ArrayList<>();
+    for (long pid : pids) {
+      Optional<Reading> reading = read(taskDir(pid));
+      if (reading.isEmpty()) {
+        return Optional.empty();
+      }
+      readings.add(reading.get());
+    }
+    return Optional.of(readings);
+  }
+
+  /** What the threads of {@code pids} spent since {@code before} (read from the same pids). */
+  static Optional<ServerThreadCpu> since(List<Reading> before, List<Long> pids) {
+    ServerThreadCpu sum = ZERO;
+    for (int i = 0; i < pids.size(); i++) {
+      Optional<Reading> now = read(taskDir(pids.get(i)));
+      if (now.isEmpty()) {
+        return Optional.empty();
+      }
+      sum = sum.plus(now.get().since(before.get(i)));
+    }
+    return Optional.of(sum);
+  }
+
+  private static Path taskDir(long pid) {
+    return Path.of("/proc", Long.toString(pid), "task");
+  }
+
+  /** Reads the threads under {@code taskDir} (a {@code /proc/<pid>/task} directory). */
+  static Optional<Reading> read(Path taskDir) {
+    if (!Files.isDirectory(taskDir)) {
+      return Optional.empty();
+    }
+    Map<String, Group> groups = new HashMap<>();
+    Map<String, Long> nanos = new HashMap<>();
+    try (Stream<Path> tasks = Files.list(taskDir)) {
+      for (Path task : (Iterable<Path>) tasks::iterator) {
+        Optional<Long> onCpu = onCpuNanos(task.resolve("schedstat"));
+        Optional<String> name = readText(task.resolve("comm")).map(String::strip);
+        if (onCpu.isEmpty() || name.isEmpty()) {
+          continue; // the thread ended while we listed the others
+        }
+        String tid = task.getFileName().toString();
+        groups.put(tid, group(name.get()));
+        nanos.put(tid, onCpu.get());
+      }
+    } catch (IOException e) {
+      return Optional.empty(); // the process ended
+    }
+    return Optional.of(new Reading(groups, nanos));
   }
 
   /** The group of a thread named {@code comm} (the kernel keeps its first 15 bytes). */
@@ -83,16 +134,9 @@ record ServerThreadCpu(long jitNanos, long eventLoopNanos, long gcNanos) {
         jitNanos + other.jitNanos, eventLoopNanos + other.eventLoopNanos, gcNanos + other.gcNanos);
   }
 
-  ServerThreadCpu minus(ServerThreadCpu before) {
-    return new ServerThreadCpu(
-        jitNanos - before.jitNanos,
-        eventLoopNanos - before.eventLoopNanos,
-        gcNanos - before.gcNanos);
-  }
-
   /** The first field of a {@code schedstat} file: nanoseconds on CPU. */
   private static Optional<Long> onCpuNanos(Path schedstat) {
-    return read(schedstat)
+    return readText(schedstat)
         .flatMap(
             text -> {
               String[] fields = text.strip().split("\\s+");
@@ -104,7 +148,7 @@ record ServerThreadCpu(long jitNanos, long eventLoopNanos, long gcNanos) {
             });
   }
 
-  private static Optional<String> read(Path file) {
+  private static Optional<String> readText(Path file) {
     try {
       return Optional.of(Files.readString(file));
     } catch (IOException e) {

@@ -60,7 +60,8 @@ final class SingleLeaseDrain {
       CountDownLatch loopsEnded = new CountDownLatch(connections * inFlight);
       ServerCounts before = ServerProcess.counts(admin);
       Optional<Syscalls> syscalls = Syscalls.of(server.pid());
-      Optional<ServerThreadCpu> threads = ServerThreadCpu.of(server.pid());
+      List<Long> pid = List.of(server.pid());
+      Optional<List<ServerThreadCpu.Reading>> threads = ServerThreadCpu.read(pid);
       long serverCpu = CpuTime.nanos(server.pid());
       ClientCpu.Mark clientCpuStart = clientCpu.mark();
       long start = System.nanoTime();
@@ -75,7 +76,7 @@ final class SingleLeaseDrain {
       Optional<Syscalls> syscallsDuring =
           syscalls.flatMap(s -> Syscalls.of(server.pid()).map(after -> after.minus(s)));
       Optional<ServerThreadCpu> threadsDuring =
-          threads.flatMap(t -> ServerThreadCpu.of(server.pid()).map(after -> after.minus(t)));
+          threads.flatMap(taken -> ServerThreadCpu.since(taken, pid));
       ClientCpu.Interval clientCpuDuring = clientCpu.since(clientCpuStart);
       ServerCounts during = ServerProcess.counts(admin).minus(before);
       awaitLoopsEnded(loopsEnded);
