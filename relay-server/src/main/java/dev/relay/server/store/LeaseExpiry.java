@@ -74,10 +74,11 @@ final class LeaseExpiry {
    * expired since this pass.
    *
    * <p>Why here: the bound only ever falls between reads, and without this pass's read it fell
-   * behind the clock one lease duration after the first lease, so every claim after a quiet spell
-   * took a branch that busy periods never did. The JIT had compiled the claim without it; taking it
-   * threw that code away and compiled it again, 0.4 s of a compiler thread in one measured drain
-   * (docs/benchmarks.md, "a claim's expiry branch after a quiet spell").
+   * behind the clock one lease duration after the first lease, so the first claim after a quiet
+   * spell took a branch that a busy spell shorter than a lease never takes. The JIT had compiled
+   * the claim without it; taking it threw that code away and compiled it again, 0.4 s of a compiler
+   * thread in one measured drain (docs/benchmarks.md, "a claim's expiry branch after a quiet
+   * spell").
    */
   static ExpiryResult expire(WriteContext context, int max) throws SQLException {
     PreparedStatement s = context.statement(EXPIRED);
